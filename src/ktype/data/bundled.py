@@ -1,0 +1,66 @@
+"""Datasets shipped inside the package.
+
+Adult (UCI Adult, ARX preparation: 30,162 complete records, 9 attributes) with the ARX
+hierarchies. Source: arx-deidentifier/arx ``data/`` (Apache-2.0); data: UCI Machine
+Learning Repository, Becker & Kohavi (1996), CC BY 4.0. See
+``ktype/data/_bundled/adult/PROVENANCE.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from .dataset import Dataset
+from .hierarchy import Hierarchy
+
+__all__ = ["load_adult", "bundled_datasets", "bundled_path"]
+
+ADULT_COLUMNS = [
+    "sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class",
+]
+ADULT_DEFAULT_QIS = ADULT_COLUMNS[:-1]
+
+
+def bundled_path(name: str) -> Path:
+    """Folder of a bundled dataset."""
+    return Path(str(resources.files("ktype.data") / "_bundled" / name))
+
+
+def bundled_datasets() -> dict[str, str]:
+    """Names and one-line descriptions of the bundled datasets."""
+    return {"adult": "UCI Adult (ARX preparation), 30,162 rows x 9 attributes, ARX hierarchies; CC BY 4.0 / Apache-2.0"}
+
+
+def load_adult(
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: Sequence[str] | None = ("salary-class",),
+    *,
+    n: int | None = None,
+) -> Dataset:
+    """The bundled Adult dataset with its ARX hierarchies.
+
+    Parameters
+    ----------
+    quasi_identifiers : sequence of str, optional
+        Default: the eight demographic attributes (all but ``salary-class``).
+    sensitive : sequence of str, optional
+        Default ``("salary-class",)``. Pass ``()`` to use all nine columns as QIs.
+    n : int, optional
+        Keep only the first ``n`` rows (for quick experiments).
+    """
+    folder = bundled_path("adult")
+    df = pd.read_csv(folder / "adult.csv.gz", sep=";", dtype=str)
+    if n is not None:
+        df = df.iloc[:n]
+    df["age"] = df["age"].astype(int)
+    sensitive = list(sensitive or [])
+    if quasi_identifiers is None:
+        quasi_identifiers = [c for c in ADULT_COLUMNS if c not in sensitive]
+    hierarchies = {
+        c: Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{c}.csv", name=c) for c in quasi_identifiers
+    }
+    return Dataset(df, quasi_identifiers=list(quasi_identifiers), sensitive=sensitive, hierarchies=hierarchies, name="adult")

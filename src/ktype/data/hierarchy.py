@@ -1,0 +1,691 @@
+"""Generalization hierarchies over one attribute's domain.
+
+A :class:`Hierarchy` is a rooted tree whose leaves are the attribute's domain values,
+ordered depth-first so that every node covers a *contiguous* interval of leaf ranks
+(DESIGN.md, "Core representation"). Generalized cells are then pairs ``lo <= hi`` of leaf
+ranks; a node, a numeric range ``[30-39]``, a ZIP prefix ``941**`` and suppression ``*``
+(the whole domain) are all such intervals.
+
+Two kinds exist:
+
+``"tree"``
+    Only the tree's nodes are allowed generalizations (categorical taxonomies, numeric
+    interval hierarchies, masking). The closure of a set of values is their lowest common
+    ancestor.
+``"ordered"``
+    "No hierarchy" for ordered attributes: any interval of the sorted domain is allowed,
+    and the closure of a set of values is ``[min, max]`` (Mondrian-style ranges).
+
+A proper (laminar) family of subsets in the sense of Gionis & Tassa (Def. 3.2) and of
+Tassa, Mazza & Gionis (Def. 2) is exactly a ``"tree"`` hierarchy; unbalanced trees are
+allowed, but full-domain (level-based) recoding needs every leaf at the same depth.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import HierarchyError
+
+__all__ = ["Hierarchy", "value_keys"]
+
+SUPPRESSED_LABEL = "*"
+
+
+def value_keys(values: Iterable) -> list[str]:
+    """Canonical string form of data values for matching against hierarchy labels.
+
+    Integral floats lose their ``.0`` (so a CSV column read as floats still matches
+    ``"39"``); strings are stripped of surrounding blanks.
+    """
+    out = []
+    for v in values:
+        if isinstance(v, str):
+            out.append(v.strip())
+        elif isinstance(v, (bool, np.bool_)):
+            out.append(str(bool(v)))
+        elif isinstance(v, numbers.Integral):
+            out.append(str(int(v)))
+        elif isinstance(v, numbers.Real) and float(v).is_integer():
+            out.append(str(int(v)))
+        else:
+            out.append(str(v))
+    return out
+
+
+class Hierarchy:
+    """A generalization hierarchy over one attribute's domain.
+
+    Build one with a classmethod: :meth:`from_arx_csv`, :meth:`from_table`,
+    :meth:`intervals`, :meth:`masking`, :meth:`from_subsets`, :meth:`flat` or
+    :meth:`ordered`.
+
+    Attributes
+    ----------
+    name : str
+        The attribute the hierarchy belongs to (used in error messages).
+    kind : {"tree", "ordered"}
+        Whether only tree nodes or any interval of leaf ranks may be released.
+    leaves : list
+        Domain values in leaf-rank order (strings for label-based hierarchies, numbers
+        for numeric ones).
+    size : int
+        Number of leaves ``m`` (the domain size ``|A_j|``).
+    node_lo, node_hi : ndarray of int32
+        Leaf-rank interval covered by each node (tree kind; node 0 is the root).
+    node_parent, node_depth : ndarray of int32
+        Parent (``-1`` for the root) and depth (root = 0) of each node.
+    node_label : list of str
+        Label of each node.
+    """
+
+    kind: str
+    name: str
+
+    # ------------------------------------------------------------------ construction
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        leaves: Sequence,
+        *,
+        node_lo: np.ndarray | None = None,
+        node_hi: np.ndarray | None = None,
+        node_parent: np.ndarray | None = None,
+        node_depth: np.ndarray | None = None,
+        node_label: Sequence[str] | None = None,
+        numeric: bool = False,
+    ) -> None:
+        self.name = str(name)
+        self.kind = kind
+        self.leaves = list(leaves)
+        self.size = len(self.leaves)
+        self.numeric = bool(numeric)
+        if self.size == 0:
+            raise HierarchyError(f"Hierarchy for {self.name!r} has an empty domain.")
+        keys = self.leaves if numeric else value_keys(self.leaves)
+        index = pd.Index(keys)
+        if index.has_duplicates:
+            dup = index[index.duplicated()][0]
+            raise HierarchyError(f"Hierarchy for {self.name!r} lists value {dup!r} twice.")
+        self._index = index
+        if kind == "ordered":
+            return
+        if kind != "tree":
+            raise HierarchyError(f"Unknown hierarchy kind {kind!r}; use 'tree' or 'ordered'.")
+        self.node_lo = np.asarray(node_lo, dtype=np.int32)
+        self.node_hi = np.asarray(node_hi, dtype=np.int32)
+        self.node_parent = np.asarray(node_parent, dtype=np.int32)
+        self.node_depth = np.asarray(node_depth, dtype=np.int32)
+        self.node_label = list(node_label)  # type: ignore[arg-type]
+        self._finish_tree()
+
+    def _finish_tree(self) -> None:
+        m = self.size
+        nn = len(self.node_lo)
+        if self.node_lo[0] != 0 or self.node_hi[0] != m - 1 or self.node_parent[0] != -1:
+            raise HierarchyError(f"Hierarchy for {self.name!r}: node 0 must be the root covering the domain.")
+        is_leaf = self.node_lo == self.node_hi
+        # the deepest node of each leaf rank: the leaf node itself
+        depth_order = np.lexsort((-self.node_depth, self.node_lo))
+        leaf_node = np.full(m, -1, dtype=np.int32)
+        for node in depth_order[::-1]:  # shallower first, deeper overwrites (domain-sized loop)
+            if is_leaf[node]:
+                leaf_node[self.node_lo[node]] = node
+        if (leaf_node < 0).any():
+            raise HierarchyError(f"Hierarchy for {self.name!r}: some values have no leaf node.")
+        self.leaf_node = leaf_node
+        self.height = int(self.node_depth.max())
+        self.leaf_depth = self.node_depth[leaf_node]
+        self.uniform = bool((self.leaf_depth == self.height).all())
+        # ancestor table: anc[rank, t] = t-th ancestor of the leaf (t = 0 is the leaf), padded with the root
+        anc = np.zeros((m, self.height + 1), dtype=np.int32)
+        cur = leaf_node.copy()
+        for t in range(self.height + 1):
+            anc[:, t] = cur
+            cur = np.where(cur > 0, self.node_parent[cur], 0).astype(np.int32)
+        self._anc = anc
+        # interval -> node lookup (the deepest node with that exact interval)
+        key = self.node_lo.astype(np.int64) * m + self.node_hi
+        order = np.lexsort((-self.node_depth, key))
+        skey = key[order]
+        first = np.ones(len(skey), dtype=bool)
+        first[1:] = skey[1:] != skey[:-1]
+        self._ikey = skey[first]
+        self._inode = order[first].astype(np.int32)
+        # sanity: children nest inside parents
+        par = self.node_parent[1:]
+        if ((self.node_lo[1:] < self.node_lo[par]) | (self.node_hi[1:] > self.node_hi[par])).any():
+            raise HierarchyError(f"Hierarchy for {self.name!r}: a node is not inside its parent.")
+        if nn and (self.node_depth[1:] != self.node_depth[par] + 1).any():
+            raise HierarchyError(f"Hierarchy for {self.name!r}: inconsistent node depths.")
+
+    @classmethod
+    def _from_paths(cls, name: str, values: Sequence, paths: Sequence[Sequence[str]], *, numeric: bool = False) -> Hierarchy:
+        """Build from ancestor label paths: ``paths[i]`` lists value i's ancestors bottom-up
+        (level 1 first, the root last). Paths may have different lengths (unbalanced trees).
+        Children are ordered by first appearance, which keeps ordered domains in order.
+        """
+        if len(values) != len(paths):
+            raise HierarchyError(f"Hierarchy for {name!r}: {len(values)} values but {len(paths)} paths.")
+        if len(values) == 0:
+            raise HierarchyError(f"Hierarchy for {name!r} has an empty domain.")
+        roots = {p[-1] if len(p) else None for p in paths}
+        if len(roots) != 1 or None in roots:
+            shown = sorted(str(r) for r in roots)[:5]
+            raise HierarchyError(
+                f"Hierarchy for {name!r} must have a single root (top value); found {len(roots)}: {shown}."
+            )
+        first_seen: dict[tuple, int] = {}
+        chains = []
+        for i, p in enumerate(paths):
+            chain = tuple(str(x) for x in reversed(p))  # root first
+            chains.append(chain)
+            for d in range(1, len(chain) + 1):
+                first_seen.setdefault(chain[:d], i)
+        # a label reused under two different parents at the same depth is fine (node identity
+        # is the path); but one value with two different parents would have shown up as a
+        # duplicate value already.
+        sort_keys = []
+        for i, chain in enumerate(chains):
+            sort_keys.append(tuple(first_seen[chain[:d]] for d in range(1, len(chain) + 1)) + (i,))
+        order = sorted(range(len(values)), key=lambda i: sort_keys[i])
+        node_id: dict[tuple, int] = {}
+        lo: list[int] = []
+        hi: list[int] = []
+        parent: list[int] = []
+        depth: list[int] = []
+        label: list[str] = []
+
+        def add(key: tuple, lab: str, par: int, rank: int, dep: int) -> int:
+            nid = len(lo)
+            node_id[key] = nid
+            lo.append(rank)
+            hi.append(rank)
+            parent.append(par)
+            depth.append(dep)
+            label.append(lab)
+            return nid
+
+        leaves = []
+        for rank, i in enumerate(order):
+            chain = chains[i]
+            par = -1
+            for d in range(1, len(chain) + 1):
+                key = chain[:d]
+                nid = node_id.get(key)
+                if nid is None:
+                    nid = add(key, chain[d - 1], par, rank, d - 1)
+                else:
+                    if hi[nid] != rank - 1 and hi[nid] != rank:
+                        raise HierarchyError(
+                            f"Hierarchy for {name!r}: group {chain[d - 1]!r} is not contiguous "
+                            "after depth-first ordering (internal error)."
+                        )
+                    hi[nid] = rank
+                par = nid
+            leaf_key = chain + ("\x00leaf", str(values[i]))
+            add(leaf_key, str(values[i]), par, rank, len(chain))
+            leaves.append(values[i])
+        return cls(
+            name,
+            "tree",
+            leaves,
+            node_lo=np.array(lo),
+            node_hi=np.array(hi),
+            node_parent=np.array(parent),
+            node_depth=np.array(depth),
+            node_label=label,
+            numeric=numeric,
+        )
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_table(cls, table: pd.DataFrame | Sequence[Sequence], name: str = "attribute") -> Hierarchy:
+        """Build from an ARX-style table: one row per value, one column per level.
+
+        Column 0 holds the domain values, the last column the single root. Exact duplicate
+        rows are dropped with a warning; a value listed twice with different ancestors is
+        an error.
+        """
+        df = pd.DataFrame(table).astype(str)
+        if df.shape[0] == 0:
+            raise HierarchyError(f"Hierarchy for {name!r} has no rows.")
+        if df.shape[1] < 2:
+            raise HierarchyError(
+                f"Hierarchy for {name!r} needs at least two columns (value and top level); got {df.shape[1]}."
+            )
+        df = df.apply(lambda c: c.str.strip())
+        if (df == "").any().any() or df.isna().any().any():
+            r, c = np.argwhere(((df == "") | df.isna()).to_numpy())[0]
+            raise HierarchyError(
+                f"Hierarchy for {name!r} has an empty cell at row {r + 1}, level {c}: "
+                "ragged rows are not allowed in the table format (use Hierarchy.from_subsets)."
+            )
+        dup_rows = df.duplicated()
+        if dup_rows.any():
+            warnings.warn(
+                f"Hierarchy for {name!r}: dropped {int(dup_rows.sum())} exact duplicate row(s) "
+                f"(e.g. value {df[dup_rows].iloc[0, 0]!r}).",
+                stacklevel=2,
+            )
+            df = df[~dup_rows]
+        dup_vals = df.iloc[:, 0].duplicated()
+        if dup_vals.any():
+            v = df.iloc[:, 0][dup_vals].iloc[0]
+            raise HierarchyError(f"Hierarchy for {name!r} lists value {v!r} twice with different generalizations.")
+        values = df.iloc[:, 0].tolist()
+        paths = df.iloc[:, 1:].to_numpy().tolist()
+        return cls._from_paths(name, values, paths)
+
+    @classmethod
+    def from_arx_csv(cls, path: str | Path, name: str | None = None, sep: str = ";") -> Hierarchy:
+        """Read an ARX hierarchy CSV (``value;level1;...;top``, no header)."""
+        path = Path(path)
+        if name is None:
+            name = path.stem.split("hierarchy_")[-1]
+        try:
+            df = pd.read_csv(path, sep=sep, header=None, dtype=str, keep_default_na=False)
+        except FileNotFoundError:
+            raise HierarchyError(f"Hierarchy file for {name!r} not found: {path}") from None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+            raise HierarchyError(f"Hierarchy file {path} for {name!r} is malformed: {e}") from None
+        return cls.from_table(df, name=name)
+
+    @classmethod
+    def flat(cls, values: Iterable, name: str = "attribute") -> Hierarchy:
+        """Two-level hierarchy: each value or ``*`` (suppression only)."""
+        vals = _sorted_unique(values)
+        return cls._from_paths(name, vals, [[SUPPRESSED_LABEL]] * len(vals), numeric=_all_numeric(vals))
+
+    @classmethod
+    def ordered(cls, values: Iterable, name: str = "attribute") -> Hierarchy:
+        """"No hierarchy" for an ordered attribute: any interval of the sorted domain."""
+        vals = _sorted_unique(values)
+        return cls(name, "ordered", vals, numeric=_all_numeric(vals))
+
+    @classmethod
+    def intervals(
+        cls,
+        values: Iterable[float],
+        levels: Sequence[float | Sequence[float]],
+        name: str = "attribute",
+        *,
+        bottom: float | None = None,
+        top: float | None = None,
+    ) -> Hierarchy:
+        """Numeric interval hierarchy with several levels.
+
+        Parameters
+        ----------
+        values : iterable of numbers
+            The domain (or the data column; its distinct values become the leaves).
+        levels : sequence
+            One entry per level above the leaves, finest first. A number is a bin *width*
+            (bins anchored at a multiple of the width); a sequence is explicit *cut points*.
+            Each level must be a coarsening of the previous one.
+        bottom, top : float, optional
+            Bottom / top coding: values below ``bottom`` (at or above ``top``) form one
+            group ``<bottom`` (``>=top``) at every level.
+
+        Examples
+        --------
+        >>> h = Hierarchy.intervals(range(17, 91), [5, 10, 20], name="age")
+        >>> h.label_interval(h.rank_of(33), h.rank_of(33), level=2)
+        '[20-39]'
+        """
+        vals = _sorted_unique(values)
+        if not _all_numeric(vals):
+            raise HierarchyError(f"Interval hierarchy for {name!r} needs numeric values.")
+        arr = np.asarray(vals, dtype=float)
+        integral = bool(np.all(np.mod(arr, 1) == 0))
+        if len(levels) == 0:
+            raise HierarchyError(f"Interval hierarchy for {name!r} needs at least one level.")
+        groups_per_level: list[list[str]] = []
+        prev_ids: np.ndarray | None = None
+        for li, spec in enumerate(levels):
+            if isinstance(spec, numbers.Real):
+                w = float(spec)
+                if w <= 0:
+                    raise HierarchyError(f"Interval hierarchy for {name!r}: width {spec} at level {li + 1} must be > 0.")
+                lo_b = np.floor(arr / w) * w
+                hi_b = lo_b + w
+            else:
+                cuts = np.asarray(sorted(float(c) for c in spec))
+                if len(cuts) == 0:
+                    raise HierarchyError(f"Interval hierarchy for {name!r}: level {li + 1} has no cut points.")
+                idx = np.searchsorted(cuts, arr, side="right")
+                lo_b = np.where(idx > 0, cuts[np.maximum(idx - 1, 0)], -np.inf)
+                hi_b = np.where(idx < len(cuts), cuts[np.minimum(idx, len(cuts) - 1)], np.inf)
+            if bottom is not None:
+                below = arr < bottom
+                lo_b = np.where(below, -np.inf, np.maximum(lo_b, bottom))
+                hi_b = np.where(below, bottom, hi_b)
+            if top is not None:
+                above = arr >= top
+                lo_b = np.where(above, top, lo_b)
+                hi_b = np.where(above, np.inf, np.minimum(hi_b, top))
+            labels = [_interval_label(a, b, integral) for a, b in zip(lo_b, hi_b)]
+            ids = pd.factorize(pd.Series(list(zip(lo_b, hi_b))))[0]
+            if prev_ids is not None:
+                # coarsening check: every previous group maps into exactly one group here
+                pairs = pd.DataFrame({"p": prev_ids, "c": ids}).drop_duplicates()
+                if pairs["p"].duplicated().any():
+                    raise HierarchyError(
+                        f"Interval hierarchy for {name!r}: level {li + 1} splits a group of level {li}; "
+                        "each level must be a coarsening of the previous one (use multiples of the width "
+                        "or a superset of the cut points)."
+                    )
+            prev_ids = ids
+            groups_per_level.append(labels)
+        paths = [[groups_per_level[li][i] for li in range(len(levels))] + [SUPPRESSED_LABEL] for i in range(len(vals))]
+        # drop a level whose groups are all singletons equal to the previous? keep: uniform depth matters
+        return cls._from_paths(name, vals, paths, numeric=True)
+
+    @classmethod
+    def masking(
+        cls,
+        values: Iterable,
+        name: str = "attribute",
+        *,
+        levels: Sequence[int] | None = None,
+        char: str = "*",
+    ) -> Hierarchy:
+        """Masking hierarchy for codes of equal length, e.g. ZIP ``94142 → 9414* → 941** → *``.
+
+        ``levels`` lists how many trailing characters each level masks (default 1, 2, …,
+        length − 1); the top is always ``*``.
+        """
+        vals = [str(v) for v in _sorted_unique(value_keys(values))]
+        lengths = {len(v) for v in vals}
+        if len(lengths) != 1:
+            raise HierarchyError(
+                f"Masking hierarchy for {name!r} needs values of one length; found lengths {sorted(lengths)} "
+                "(pad the codes, e.g. with leading zeros)."
+            )
+        length = lengths.pop()
+        if levels is None:
+            levels = list(range(1, length))
+        if any(not (0 < m <= length) for m in levels) or list(levels) != sorted(set(levels)):
+            raise HierarchyError(f"Masking hierarchy for {name!r}: levels must increase within 1..{length}; got {list(levels)}.")
+        paths = [[v[: length - m] + char * m for m in levels if m < length] + [SUPPRESSED_LABEL] for v in vals]
+        return cls._from_paths(name, vals, paths)
+
+    @classmethod
+    def from_subsets(
+        cls,
+        domain: Sequence,
+        subsets: Iterable[Iterable],
+        name: str = "attribute",
+        *,
+        root_label: str = SUPPRESSED_LABEL,
+        labels: Sequence[str] | None = None,
+    ) -> Hierarchy:
+        """Build from an explicit laminar family of subsets (a *proper* family).
+
+        Singletons and the whole domain are added when missing (Def. 2 of the
+        k-concealment paper requires them). The family must be laminar: any two subsets are
+        disjoint or nested. The resulting tree may be unbalanced.
+        """
+        dom = list(domain)
+        keys = value_keys(dom)
+        if len(set(keys)) != len(keys):
+            raise HierarchyError(f"Hierarchy for {name!r}: the domain lists a value twice.")
+        pos = {k: i for i, k in enumerate(keys)}
+        fam: list[frozenset[int]] = []
+        fam_labels: list[str] = []
+        given_labels = list(labels) if labels is not None else None
+        for si, s in enumerate(subsets):
+            members = []
+            for v in value_keys(list(s)):
+                if v not in pos:
+                    raise HierarchyError(f"Hierarchy for {name!r}: subset {si} contains {v!r}, which is not in the domain.")
+                members.append(pos[v])
+            fs = frozenset(members)
+            if not fs:
+                raise HierarchyError(f"Hierarchy for {name!r}: subset {si} is empty.")
+            if len(fs) == 1 or len(fs) == len(dom) or fs in fam:
+                continue
+            fam.append(fs)
+            fam_labels.append(given_labels[si] if given_labels else "{" + ",".join(keys[i] for i in sorted(fs)) + "}")
+        # laminarity (family-sized loop, not over rows)
+        for a in range(len(fam)):
+            for b in range(a + 1, len(fam)):
+                inter = fam[a] & fam[b]
+                if inter and inter != fam[a] and inter != fam[b]:
+                    raise HierarchyError(
+                        f"Hierarchy for {name!r} is not laminar: subsets {fam_labels[a]} and {fam_labels[b]} "
+                        "overlap without one containing the other."
+                    )
+        order = sorted(range(len(fam)), key=lambda a: -len(fam[a]))
+        paths = []
+        for i in range(len(dom)):
+            containing = [a for a in order if i in fam[a]]  # largest first
+            paths.append([fam_labels[a] for a in reversed(containing)] + [root_label])
+        return cls._from_paths(name, dom, paths, numeric=_all_numeric(dom))
+
+    # ------------------------------------------------------------------ export
+    def to_table(self) -> pd.DataFrame:
+        """ARX table form (one row per value, one column per level). Needs uniform depth."""
+        self.require_levels()
+        cols = {}
+        for lev in range(self.height + 1):
+            nodes = self.level_nodes(lev)
+            cols[lev] = [self.node_label[n] for n in nodes]
+        return pd.DataFrame(cols)
+
+    def to_arx_csv(self, path: str | Path, sep: str = ";") -> None:
+        """Write the hierarchy in ARX CSV format (atomically)."""
+        from .._io import atomic_write_text
+
+        atomic_write_text(Path(path), self.to_table().to_csv(sep=sep, header=False, index=False))
+
+    # ------------------------------------------------------------------ encoding
+    def encode(self, values: pd.Series | Sequence, *, row_offset: int = 0) -> np.ndarray:
+        """Leaf ranks of ``values``; raises :class:`HierarchyError` naming a missing value."""
+        ser = pd.Series(values)
+        keys = pd.to_numeric(ser, errors="coerce").to_numpy(dtype=float) if self.numeric else value_keys(ser)
+        if self.numeric and np.isnan(keys).any():
+            bad = int(np.flatnonzero(np.isnan(keys))[0])
+            raise HierarchyError(
+                f"Hierarchy for {self.name!r} is numeric but value {ser.iloc[bad]!r} (row {bad + row_offset}) is not a number."
+            )
+        ranks = self._index.get_indexer(keys)
+        if (ranks < 0).any():
+            bad = int(np.flatnonzero(ranks < 0)[0])
+            raise HierarchyError(
+                f"Hierarchy for {self.name!r} has no entry for value {ser.iloc[bad]!r} (row {bad + row_offset}); "
+                "add it to the hierarchy or fix the data."
+            )
+        return ranks.astype(np.int32)
+
+    def rank_of(self, value) -> int:
+        """Leaf rank of one value."""
+        return int(self.encode([value])[0])
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def is_tree(self) -> bool:
+        return self.kind == "tree"
+
+    def require_levels(self) -> None:
+        """Raise unless the hierarchy supports full-domain (level-based) recoding."""
+        if not self.is_tree:
+            raise HierarchyError(
+                f"Attribute {self.name!r} has no hierarchy (any interval allowed); full-domain recoding "
+                "needs a hierarchy with levels (e.g. Hierarchy.intervals)."
+            )
+        if not self.uniform:
+            depths = sorted(set(self.leaf_depth.tolist()))
+            raise HierarchyError(
+                f"Hierarchy for {self.name!r} is ragged (leaves at depths {depths}); full-domain recoding needs "
+                "every value at the same depth. Pad short branches by repeating a label."
+            )
+
+    @property
+    def n_levels(self) -> int:
+        """Number of full-domain levels (height + 1); requires uniform depth."""
+        self.require_levels()
+        return self.height + 1
+
+    def level_nodes(self, level: int) -> np.ndarray:
+        """Node id of each leaf's ancestor at ``level`` (0 = leaves, height = root)."""
+        self.require_levels()
+        if not 0 <= level <= self.height:
+            raise HierarchyError(f"Hierarchy for {self.name!r} has levels 0..{self.height}; got {level}.")
+        return self._anc[:, level]
+
+    def level_intervals(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per leaf rank, the ``(lo, hi)`` interval of its ancestor at ``level``."""
+        nodes = self.level_nodes(level)
+        return self.node_lo[nodes], self.node_hi[nodes]
+
+    def closure(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Smallest allowed interval containing each ``[lo, hi]`` (vectorized).
+
+        For a tree it is the lowest common ancestor of the leaves ``lo`` and ``hi``; for an
+        ordered attribute the interval itself. ``R + R̄`` of the k-concealment paper is the
+        closure of the union of the two intervals.
+        """
+        lo = np.asarray(lo, dtype=np.int32)
+        hi = np.asarray(hi, dtype=np.int32)
+        if not self.is_tree:
+            return lo.copy(), hi.copy()
+        cand = self._anc[lo]  # (..., height+1) ancestors of the leaf lo, deepest first
+        ok = self.node_hi[cand] >= hi[..., None]
+        first = np.argmax(ok, axis=-1)
+        node = np.take_along_axis(cand, first[..., None], axis=-1)[..., 0]
+        return self.node_lo[node], self.node_hi[node]
+
+    def node_of(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Node id with exactly the interval ``[lo, hi]`` (deepest such), or -1 if none."""
+        lo = np.asarray(lo, dtype=np.int64)
+        hi = np.asarray(hi, dtype=np.int64)
+        if not self.is_tree:
+            raise HierarchyError(f"Attribute {self.name!r} has no hierarchy nodes.")
+        key = lo * self.size + hi
+        pos = np.searchsorted(self._ikey, key)
+        pos = np.minimum(pos, len(self._ikey) - 1)
+        found = self._ikey[pos] == key
+        return np.where(found, self._inode[pos], -1).astype(np.int32)
+
+    def is_allowed(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Whether each interval is an allowed generalized value."""
+        lo = np.asarray(lo)
+        hi = np.asarray(hi)
+        ok = (lo >= 0) & (hi < self.size) & (lo <= hi)
+        if self.is_tree:
+            ok &= self.node_of(np.clip(lo, 0, self.size - 1), np.clip(hi, 0, self.size - 1)) >= 0
+        return ok
+
+    def interval_depth(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Depth of the (deepest) node with each interval; tree kind only."""
+        return self.node_depth[self.node_of(lo, hi)]
+
+    # ------------------------------------------------------------------ labels
+    def label_interval(self, lo: int, hi: int, *, level: int | None = None) -> str:
+        """Readable label of one generalized value."""
+        return self.labels(np.array([lo]), np.array([hi]), level=level)[0]
+
+    def labels(self, lo: np.ndarray, hi: np.ndarray, *, level: int | None = None) -> list[str]:
+        """Readable labels (``[30-39]``, ``941**``, ``*``, hierarchy labels) for intervals.
+
+        With ``level`` (full-domain releases) the level's own labels are used, so a value
+        whose group has a single member still shows the group's label.
+        """
+        lo = np.asarray(lo, dtype=np.int64)
+        hi = np.asarray(hi, dtype=np.int64)
+        if self.is_tree:
+            if level is not None:
+                nodes = self.level_nodes(level)[lo]
+            else:
+                nodes = self.node_of(lo, hi)
+            out_nodes = np.asarray(nodes)
+            lab = np.asarray(self.node_label, dtype=object)
+            res = lab[np.maximum(out_nodes, 0)]
+            bad = out_nodes < 0
+            if bad.any():
+                res = res.copy()
+                res[bad] = [self._range_label(a, b) for a, b in zip(lo[bad], hi[bad])]
+            return res.tolist()
+        # ordered: unique (lo, hi) pairs labelled once
+        pairs = lo * self.size + hi
+        uniq, inv = np.unique(pairs, return_inverse=True)
+        labs = [self._range_label(int(p // self.size), int(p % self.size)) for p in uniq]
+        return [labs[i] for i in inv.ravel()]
+
+    def _range_label(self, a: int, b: int) -> str:
+        if a == 0 and b == self.size - 1 and self.size > 1:
+            return SUPPRESSED_LABEL
+        if a == b:
+            return value_keys([self.leaves[a]])[0]
+        x, y = value_keys([self.leaves[a], self.leaves[b]])
+        return f"[{x}-{y}]"
+
+    # ------------------------------------------------------------------ misc
+    def numeric_values(self) -> np.ndarray | None:
+        """Leaf values as floats when the domain is numeric, else None."""
+        if self.numeric:
+            return np.asarray(self.leaves, dtype=float)
+        try:
+            return np.asarray([float(v) for v in self.leaves])
+        except (TypeError, ValueError):
+            return None
+
+    def copy(self) -> Hierarchy:
+        import copy
+
+        return copy.deepcopy(self)
+
+    def fingerprint(self) -> tuple:
+        """A hashable summary used to detect mutation in tests."""
+        if self.is_tree:
+            return (self.kind, tuple(map(str, self.leaves)), self.node_lo.tobytes(), self.node_hi.tobytes(), tuple(self.node_label))
+        return (self.kind, tuple(map(str, self.leaves)))
+
+    def __repr__(self) -> str:
+        if self.is_tree:
+            return f"Hierarchy({self.name!r}, {self.size} values, height {self.height}{'' if self.uniform else ', ragged'})"
+        return f"Hierarchy({self.name!r}, ordered, {self.size} values)"
+
+
+def _all_numeric(vals: Sequence) -> bool:
+    return len(vals) > 0 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vals)
+
+
+def _sorted_unique(values: Iterable) -> list:
+    ser = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
+    if ser.isna().any():
+        raise HierarchyError("Cannot build a hierarchy over missing values; clean the column first.")
+    uniq = pd.unique(ser)
+    try:
+        num = pd.to_numeric(pd.Series(uniq), errors="raise")
+        if num.dtype.kind in "iuf":
+            out = sorted(num.tolist())
+            return [int(v) if float(v).is_integer() else float(v) for v in out]
+    except (ValueError, TypeError):
+        pass
+    return sorted(str(v) for v in uniq)
+
+
+def _interval_label(a: float, b: float, integral: bool) -> str:
+    if math.isinf(a) and math.isinf(b):
+        return SUPPRESSED_LABEL
+    if math.isinf(a):
+        return f"<{_num(b)}"
+    if math.isinf(b):
+        return f">={_num(a)}"
+    if integral:
+        return f"[{_num(a)}-{_num(b - 1)}]"
+    return f"[{_num(a)}, {_num(b)})"
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"

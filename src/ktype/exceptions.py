@@ -1,0 +1,49 @@
+"""Exceptions raised by ktype.
+
+Every error ktype raises derives from :class:`KtypeError`, so ``except KtypeError``
+catches them all; the subclasses also derive from the built-in exception a Python user
+would expect (``ValueError`` for bad values).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "KtypeError",
+    "InvalidParameterError",
+    "HierarchyError",
+    "DataError",
+    "UnsupportedModelError",
+    "InfeasibleError",
+    "VerificationError",
+]
+
+
+class KtypeError(Exception):
+    """Base class for all ktype errors."""
+
+
+class InvalidParameterError(KtypeError, ValueError, TypeError):
+    """A parameter fails its constraint (type, range or allowed choices)."""
+
+
+class HierarchyError(KtypeError, ValueError):
+    """A hierarchy is missing, malformed, or does not cover a data value."""
+
+
+class DataError(KtypeError, ValueError):
+    """The input table is unusable: missing values, unknown columns, malformed file."""
+
+
+class UnsupportedModelError(KtypeError):
+    """An algorithm does not support the requested privacy model."""
+
+
+class InfeasibleError(KtypeError):
+    """No release satisfies the model (within ``max_suppression``)."""
+
+
+class VerificationError(KtypeError):
+    """An algorithm produced a release that its model's independent checker rejects.
+
+    This is a bug in ktype; the release is never returned.
+    """

@@ -1,0 +1,143 @@
+"""Base classes of privacy models and their check results."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._grouping import group_rows
+from .._validation import check_params
+from ..data.dataset import Dataset
+from ..exceptions import InvalidParameterError
+from ..release import Release
+
+__all__ = ["CheckResult", "PrivacyModel", "ClassModel", "equivalence_classes", "class_histograms"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of checking a release against a privacy model.
+
+    Attributes
+    ----------
+    model : str
+        The model, e.g. ``"KAnonymity(k=5)"``.
+    satisfied : bool
+        Whether every record passes.
+    per_record : ndarray of bool
+        Verdict per released row (release row order). Suppressed rows pass (they are not
+        published as records).
+    summary : dict
+        Model-specific facts (smallest class, violating records, ...).
+    """
+
+    model: str
+    satisfied: bool
+    per_record: np.ndarray
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.satisfied)
+
+    @property
+    def n_violations(self) -> int:
+        return int((~self.per_record).sum())
+
+
+class PrivacyModel:
+    """A privacy model: frozen parameters, validation, and an independent checker.
+
+    Subclasses are frozen dataclasses that declare ``_parameter_constraints``; parameters
+    are validated at construction, data-dependent bounds in :meth:`validate`.
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list]] = {}
+    #: defined per equivalence class (usable by lattice search and Mondrian)
+    per_class: ClassVar[bool] = False
+    #: preserved when classes merge (generalization monotonicity, without suppression)
+    monotone: ClassVar[bool] = True
+    #: needs a sensitive attribute
+    needs_sensitive: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        check_params(type(self).__name__, {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, self._parameter_constraints)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.params.items() if v is not None)
+        return f"{type(self).__name__}({inner})"
+
+    def validate(self, dataset: Dataset) -> None:
+        """Check data-dependent bounds (e.g. ``k <= n``). Called once by the entry point."""
+        k = getattr(self, "k", None)
+        if k is not None and k > dataset.n:
+            raise InvalidParameterError(f"k={k} exceeds the number of rows ({dataset.n}) in the table.")
+        if self.needs_sensitive:
+            dataset.sensitive_column(getattr(self, "sensitive", None))
+
+    def check(self, release: Release) -> CheckResult:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} has no checker")
+
+
+def equivalence_classes(release: Release) -> tuple[np.ndarray, int]:
+    """Equivalence classes of a release: rows with identical published QI values.
+
+    Suppressed rows get class ``-1``. Returns ``(class_of_row, n_classes)``.
+    """
+    keep = ~release.suppressed
+    ids = np.full(release.n, -1, dtype=np.int64)
+    if keep.any():
+        sub, g = group_rows(release.lo[keep], release.hi[keep])
+        ids[keep] = sub
+        return ids, g
+    return ids, 0
+
+
+def class_histograms(class_of: np.ndarray, n_classes: int, codes: np.ndarray, n_values: int) -> np.ndarray:
+    """Matrix ``(n_classes, n_values)`` of sensitive-value counts per class."""
+    keep = class_of >= 0
+    flat = class_of[keep] * n_values + codes[keep]
+    return np.bincount(flat, minlength=n_classes * n_values).reshape(n_classes, n_values)
+
+
+class ClassModel(PrivacyModel):
+    """A model defined per equivalence class: subclasses implement :meth:`class_verdicts`."""
+
+    per_class: ClassVar[bool] = True
+
+    def sensitive_name(self, dataset: Dataset) -> str | None:
+        if not self.needs_sensitive:
+            return None
+        return dataset.sensitive_column(getattr(self, "sensitive", None))
+
+    def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        """Vector of booleans, one per class, from class sizes and sensitive histograms."""
+        raise NotImplementedError
+
+    def check(self, release: Release) -> CheckResult:
+        ds = release.dataset
+        class_of, g = equivalence_classes(release)
+        sizes = np.bincount(class_of[class_of >= 0], minlength=g)
+        hist = None
+        col = self.sensitive_name(ds)
+        if col is not None:
+            hist = class_histograms(class_of, g, release.sensitive_codes(col), len(ds.sensitive_values[col]))
+        ok_class = self.class_verdicts(sizes, hist, ds) if g else np.zeros(0, dtype=bool)
+        per_record = np.ones(release.n, dtype=bool)
+        pub = class_of >= 0
+        per_record[pub] = ok_class[class_of[pub]]
+        summary = {
+            "classes": g,
+            "smallest_class": int(sizes.min()) if g else 0,
+            "failing_classes": int((~ok_class).sum()),
+            "failing_records": int((~per_record).sum()),
+            "suppressed": release.n_suppressed,
+        }
+        return CheckResult(str(self), bool(per_record.all()), per_record, summary)
+

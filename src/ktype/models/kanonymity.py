@@ -1,0 +1,34 @@
+"""k-anonymity (Samarati & Sweeney; survey Def. 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .._validation import Interval
+from ..data.dataset import Dataset
+from ._base import ClassModel
+
+__all__ = ["KAnonymity"]
+
+
+@dataclass(frozen=True)
+class KAnonymity(ClassModel):
+    """k-anonymity: every published combination of QI values occurs at least ``k`` times.
+
+    Ciriani et al., survey §1.1, Definition 2. Suppressed records are removed from the
+    release and do not count toward any class (AG_TS semantics, survey §8 pitfall 11).
+
+    Parameters
+    ----------
+    k : int
+        Minimum equivalence-class size, ``k >= 1``.
+    """
+
+    k: int
+    _parameter_constraints: ClassVar[dict] = {"k": [Interval(int, 1, None, closed="left")]}
+
+    def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        return sizes >= self.k
