@@ -6,7 +6,45 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["group_ids", "group_rows"]
+__all__ = ["group_ids", "group_rows", "pack_keys", "lexsort_rows"]
+
+_LIMIT = np.iinfo(np.int64).max
+
+
+def pack_keys(columns: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Pack non-negative integer columns into as few int64 keys as possible.
+
+    Consecutive columns are combined by mixed radix (radix = column max + 1) while the
+    product fits in int64; the lexicographic order of the packed keys equals the
+    lexicographic order of the original columns.
+    """
+    keys: list[np.ndarray] = []
+    cur: np.ndarray | None = None
+    span = 1
+    for c in columns:
+        c = np.asarray(c)
+        if c.size and c.min() < 0:
+            raise ValueError("pack_keys needs non-negative integers")
+        radix = int(c.max()) + 1 if c.size else 1
+        if cur is not None and span * radix < _LIMIT // 2:
+            cur = cur * radix + c.astype(np.int64)
+            span *= radix
+        else:
+            if cur is not None:
+                keys.append(cur)
+            cur = c.astype(np.int64)
+            span = radix
+    if cur is not None:
+        keys.append(cur)
+    return keys
+
+
+def lexsort_rows(columns: Sequence[np.ndarray]) -> np.ndarray:
+    """Stable order of rows sorted lexicographically by ``columns`` (first column primary)."""
+    keys = pack_keys(columns)
+    if len(keys) == 1:
+        return np.argsort(keys[0], kind="stable")
+    return np.lexsort(keys[::-1])
 
 
 def group_ids(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
@@ -21,10 +59,14 @@ def group_ids(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
     n = len(cols[0])
     if n == 0:
         return np.zeros(0, dtype=np.int64), 0
-    order = np.lexsort(cols[::-1])
+    keys = pack_keys(cols)
+    if len(keys) == 1:
+        uniq, inv = np.unique(keys[0], return_inverse=True)
+        return inv.astype(np.int64).ravel(), int(len(uniq))
+    order = np.lexsort(keys[::-1])
     change = np.zeros(n, dtype=bool)
     change[0] = True
-    for c in cols:
+    for c in keys:
         sc = c[order]
         change[1:] |= sc[1:] != sc[:-1]
     gid_sorted = np.cumsum(change) - 1

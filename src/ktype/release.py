@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._grouping import lexsort_rows
 from ._io import atomic_write, atomic_write_text
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
@@ -134,14 +135,13 @@ class Release:
 
     def _canonicalize(self) -> None:
         """Sort rows by published content (suppressed last), ties by sensitive values."""
-        keys: list[np.ndarray] = []
-        for c in reversed(self.dataset.sensitive):
-            keys.append(self.sensitive_codes(c))
-        for j in reversed(range(self.r)):
-            keys.append(self.hi[:, j])
-            keys.append(self.lo[:, j])
-        keys.append(self.suppressed.astype(np.int8))
-        order = np.lexsort(keys) if keys else np.arange(len(self.lo))
+        cols: list[np.ndarray] = [self.suppressed.astype(np.int8)]
+        for j in range(self.r):
+            cols.append(self.lo[:, j])
+            cols.append(self.hi[:, j])
+        for c in self.dataset.sensitive:
+            cols.append(self.sensitive_codes(c))
+        order = lexsort_rows(cols) if len(self.lo) else np.arange(0)
         self.lo = np.ascontiguousarray(self.lo[order])
         self.hi = np.ascontiguousarray(self.hi[order])
         self.suppressed = self.suppressed[order]

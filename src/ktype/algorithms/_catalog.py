@@ -1,0 +1,7 @@
+"""Imports every algorithm module so that it registers itself (see ``_registry``).
+
+Add one line per algorithm module. A module that fails to import is a bug, not an
+optional feature, so no import is guarded.
+"""
+
+from . import mondrian  # noqa: F401

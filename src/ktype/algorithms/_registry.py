@@ -1,0 +1,263 @@
+"""The algorithm registry: the single dispatch table of ktype.
+
+Every algorithm registers itself with :func:`register`, declaring its capabilities. The
+wrapper that :func:`register` builds is the one shared entry point: it validates the
+options and the models (including data-dependent bounds, once), normalizes ``rng``
+(SPEC 7), times the run, records provenance, and runs every model's **independent
+checker** on the output before returning it. An algorithm whose output fails its
+checker raises :class:`~ktype.exceptions.VerificationError` instead of returning.
+
+The CLI, the documentation index and the common test suite are generated from here.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validation import RNGLike, check_params, check_rng, unknown_name
+from ..data.dataset import Dataset
+from ..exceptions import InvalidParameterError, UnsupportedModelError, VerificationError
+from ..models._base import PrivacyModel
+from ..release import Release
+
+__all__ = ["AlgorithmInfo", "register", "get_algorithm", "all_algorithms", "run", "verify_release"]
+
+
+@dataclass(frozen=True)
+class AlgorithmInfo:
+    """Declared capabilities of a registered algorithm."""
+
+    name: str
+    func: Callable[..., Release]
+    impl: Callable[..., Release]
+    models_spec: tuple[type, ...] | Callable[[], tuple[type, ...]]
+    recoding: str
+    optimal: bool = False
+    randomized: bool = False
+    order_invariant: bool = True
+    constraints: dict[str, list] = field(default_factory=dict)
+    description: str = ""
+    reference: str = ""
+    combinable: bool = True  # accepts several models at once (e.g. k-anonymity + l-diversity)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Keyword options and their defaults (``rng`` excluded)."""
+        sig = inspect.signature(self.impl)
+        return {
+            p.name: p.default
+            for p in sig.parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "rng"
+        }
+
+    @property
+    def models(self) -> tuple[type, ...]:
+        """Supported model classes (resolved lazily, so model modules load on demand)."""
+        spec = self.models_spec
+        return tuple(spec()) if callable(spec) else tuple(spec)
+
+    def supports(self, model: PrivacyModel) -> bool:
+        return isinstance(model, self.models)
+
+
+_REGISTRY: dict[str, AlgorithmInfo] = {}
+
+
+def register(
+    name: str,
+    *,
+    models: Sequence[type] | Callable[[], Sequence[type]],
+    recoding: str,
+    optimal: bool = False,
+    randomized: bool = False,
+    order_invariant: bool = True,
+    constraints: dict[str, list] | None = None,
+    description: str = "",
+    reference: str = "",
+    combinable: bool = True,
+) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
+    """Register an algorithm implementation.
+
+    The implementation has the signature ``impl(dataset, models, *, <options>, rng=None)``
+    where ``models`` is a tuple of validated, supported models and (for randomized
+    algorithms) ``rng`` is a ``numpy.random.Generator``. It returns a :class:`Release`.
+    The returned public function has the signature ``f(dataset, model, *, <options>,
+    rng=None)`` where ``model`` is one model or a sequence of models.
+    """
+
+    def deco(impl: Callable[..., Release]) -> Callable[..., Release]:
+        if name in _REGISTRY:
+            raise ValueError(f"algorithm {name!r} registered twice")
+        cons = dict(constraints or {})
+        sig = inspect.signature(impl)
+        kw = [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "rng"]
+        if set(cons) != set(kw):
+            raise ValueError(f"algorithm {name!r}: constraints {sorted(cons)} must equal its options {sorted(kw)}")
+        if randomized != ("rng" in sig.parameters):
+            raise ValueError(f"algorithm {name!r}: randomized algorithms (only) take rng")
+
+        @functools.wraps(impl)
+        def public(dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: bool = False, **options: Any) -> Release:
+            info = _REGISTRY[name]
+            return _run(info, dataset, model, rng=rng, progress=progress, **options)
+
+        info = AlgorithmInfo(
+            name=name,
+            func=public,
+            impl=impl,
+            models_spec=models if callable(models) else tuple(models),
+            recoding=recoding,
+            optimal=optimal,
+            randomized=randomized,
+            order_invariant=order_invariant,
+            constraints=cons,
+            description=description or (impl.__doc__ or "").strip().splitlines()[0],
+            reference=reference,
+            combinable=combinable,
+        )
+        _REGISTRY[name] = info
+        public.info = info  # type: ignore[attr-defined]
+        return public
+
+    return deco
+
+
+def _load_all() -> None:
+    """Import the algorithm modules so that they register themselves."""
+    from . import _catalog  # noqa: F401
+
+
+def get_algorithm(name: str) -> AlgorithmInfo:
+    """The registered algorithm ``name`` (with a suggestion when unknown)."""
+    _load_all()
+    key = name.strip().lower().replace("-", "_")
+    if key not in _REGISTRY:
+        raise unknown_name("algorithm", name, _REGISTRY)
+    return _REGISTRY[key]
+
+
+def all_algorithms() -> list[AlgorithmInfo]:
+    """Every registered algorithm, by name."""
+    _load_all()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def run(name: str, dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: bool = False, **options: Any) -> Release:
+    """Run a registered algorithm by name (see :func:`register` for the contract)."""
+    return _run(get_algorithm(name), dataset, model, rng=rng, progress=progress, **options)
+
+
+def _as_models(model: PrivacyModel | Iterable[PrivacyModel]) -> tuple[PrivacyModel, ...]:
+    if isinstance(model, PrivacyModel):
+        return (model,)
+    try:
+        models = tuple(model)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidParameterError(f"model must be a privacy model or a list of them; got {type(model).__name__}.") from None
+    for m in models:
+        if not isinstance(m, PrivacyModel):
+            raise InvalidParameterError(f"model must be a privacy model or a list of them; got {type(m).__name__}.")
+    if not models:
+        raise InvalidParameterError("Give at least one privacy model (e.g. KAnonymity(5)).")
+    return models
+
+
+def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, progress: bool, **options: Any) -> Release:
+    if not isinstance(dataset, Dataset):
+        raise InvalidParameterError(f"{info.name} needs a ktype Dataset; got {type(dataset).__name__} (wrap it with ktype.Dataset(...)).")
+    models = _as_models(model)
+    for m in models:
+        if not info.supports(m):
+            supported = ", ".join(t.__name__ for t in info.models)
+            raise UnsupportedModelError(f"{info.name} does not support {type(m).__name__}; it supports: {supported}.")
+    if len(models) > 1 and not info.combinable:
+        raise UnsupportedModelError(f"{info.name} takes a single privacy model; got {len(models)}.")
+    unknown = set(options) - set(info.constraints)
+    if unknown:
+        bad = sorted(unknown)[0]
+        raise unknown_name(f"option of {info.name}", bad, info.constraints)
+    opts = {**info.options, **options}
+    check_params(info.name, opts, info.constraints)
+    for m in models:
+        m.validate(dataset)
+    kwargs = dict(opts)
+    seed: Any = "none (deterministic algorithm)"
+    if info.randomized:
+        gen, seed = check_rng(rng)
+        kwargs["rng"] = gen
+    elif rng is not None:
+        raise InvalidParameterError(f"{info.name} is deterministic and takes no rng.")
+    if progress and "progress" in inspect.signature(info.impl).parameters:
+        kwargs["progress"] = progress
+    t0 = time.perf_counter()
+    release = info.impl(dataset, models, **kwargs)
+    t1 = time.perf_counter()
+    verify_release(release, models, max_suppression=opts.get("max_suppression"), algorithm=info.name)
+    t2 = time.perf_counter()
+    prov = release.provenance
+    prov.update(
+        {
+            "algorithm": info.name,
+            "reference": info.reference,
+            "recoding": info.recoding,
+            "parameters": {k: v for k, v in opts.items()},
+            "models": [str(m) for m in models],
+            "seed": seed,
+            "timings": {**prov.get("timings", {}), "algorithm_s": round(t1 - t0, 6), "verification_s": round(t2 - t1, 6)},
+            "verified": True,
+        }
+    )
+    _attach_loss(release)
+    return release
+
+
+def verify_release(release: Release, models: Sequence[PrivacyModel], *, max_suppression: float | None = None, algorithm: str = "algorithm") -> None:
+    """Independent verification of an algorithm's output; raises VerificationError.
+
+    Checks that every released cell covers its original value with an allowed
+    generalized value (a hierarchy node, or any interval for ordered attributes), that
+    the suppressed share is within ``max_suppression``, and that every model's own
+    checker passes.
+    """
+    ds = release.dataset
+    if release.source is None:
+        raise VerificationError(f"{algorithm} returned a release without its source mapping.")
+    if np.sort(release.source).tolist() != list(range(ds.n)):
+        raise VerificationError(f"{algorithm} returned a release that does not cover each input row exactly once.")
+    X = ds.X[release.source]
+    covered = (release.lo <= X) & (X <= release.hi)
+    if not covered.all():
+        i, j = np.argwhere(~covered)[0]
+        raise VerificationError(
+            f"{algorithm} released a cell that does not cover its original value (column {ds.quasi_identifiers[j]!r})."
+        )
+    for j, h in enumerate(ds.hierarchies):
+        keep = ~release.suppressed
+        if not h.is_allowed(release.lo[keep, j], release.hi[keep, j]).all():
+            raise VerificationError(f"{algorithm} released a value of {h.name!r} that its hierarchy does not allow.")
+    if max_suppression is not None:
+        limit = int(np.floor(max_suppression * ds.n + 1e-9))
+        if release.n_suppressed > limit:
+            raise VerificationError(
+                f"{algorithm} suppressed {release.n_suppressed} records, above the limit {limit} ({max_suppression:.2%})."
+            )
+    for m in models:
+        res = m.check(release)
+        if not res.satisfied:
+            raise VerificationError(f"{algorithm} produced a release that fails {res.model}: {res.summary}.")
+
+
+def _attach_loss(release: Release) -> None:
+    """Store the standard loss values in ``release.loss`` (recomputed by the common checks)."""
+    try:
+        from ..measures import loss_metric
+    except ImportError:  # measures not available: leave empty
+        return
+    release.loss["loss_metric"] = float(loss_metric(release))

@@ -1,0 +1,393 @@
+"""The ``ktype`` command line.
+
+Commands: ``anonymize``, ``check``, ``metrics``, ``datasets``, ``algorithms``.
+Every flag can also come from a YAML or TOML file given with ``--config`` (keys are the
+flag names with ``_`` or ``-``); flags on the command line win.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .exceptions import KtypeError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="ktype: publish microdata with k-type anonymity (k-anonymity, (k,k), k-concealment, ℓ-diversity, t-closeness).",
+)
+err = Console(stderr=True)
+out = Console()
+
+
+# ---------------------------------------------------------------------- helpers
+def _load_config(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    if not path.exists():
+        raise KtypeError(f"Config file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix.lower() == ".toml":
+            cfg = tomllib.loads(text)
+        else:
+            import yaml
+
+            cfg = yaml.safe_load(text) or {}
+    except Exception as e:  # noqa: BLE001 - any parser error is a user error here
+        raise KtypeError(f"Config file {path} is malformed: {e}") from None
+    if not isinstance(cfg, dict):
+        raise KtypeError(f"Config file {path} must hold a mapping of option names to values.")
+    return {str(k).replace("-", "_"): v for k, v in cfg.items()}
+
+
+def _pick(cli: Any, cfg: dict[str, Any], key: str, default: Any = None) -> Any:
+    if cli not in (None, [], ()):
+        return cli
+    return cfg.get(key, default)
+
+
+def _split(values: list[str] | str | None) -> list[str]:
+    if not values:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    outl: list[str] = []
+    for v in values:
+        outl.extend(x.strip() for x in str(v).split(",") if x.strip())
+    return outl
+
+
+def _parse_hierarchy(spec: str) -> tuple[str, Any]:
+    """``col=path.csv`` | ``col=ordered`` | ``col=flat`` | ``col=intervals:5,10,20`` | ``col=masking:1,2``."""
+    if "=" not in spec:
+        raise KtypeError(f"Hierarchy {spec!r} must look like COLUMN=SPEC (e.g. age=intervals:5,10,20 or zip=masking:1,2,3).")
+    col, val = spec.split("=", 1)
+    col, val = col.strip(), val.strip()
+    if val.startswith("intervals:"):
+        return col, {"intervals": [float(x) if "." in x else int(x) for x in val.split(":", 1)[1].split(",")]}
+    if val.startswith("masking:"):
+        return col, {"masking": [int(x) for x in val.split(":", 1)[1].split(",")]}
+    return col, val
+
+
+def _hierarchies(specs: list[str] | dict | None) -> dict[str, Any]:
+    if not specs:
+        return {}
+    if isinstance(specs, dict):
+        return dict(specs)
+    return dict(_parse_hierarchy(s) for s in specs)
+
+
+def _parse_options(opts: list[str] | dict | None) -> dict[str, Any]:
+    if not opts:
+        return {}
+    if isinstance(opts, dict):
+        return dict(opts)
+    res: dict[str, Any] = {}
+    for o in opts:
+        if "=" not in o:
+            raise KtypeError(f"Option {o!r} must look like NAME=VALUE (e.g. mode=relaxed).")
+        k, v = o.split("=", 1)
+        res[k.strip().replace("-", "_")] = _coerce(v.strip())
+    return res
+
+
+def _coerce(v: str) -> Any:
+    if v.lower() in ("true", "false"):
+        return v.lower() == "true"
+    for t in (int, float):
+        try:
+            return t(v)
+        except ValueError:
+            pass
+    return v
+
+
+def _load_dataset(input_path: Path | None, dataset: str | None, qi: list[str], sensitive: list[str], identifiers: list[str], hierarchies: dict[str, Any], sep: str | None):
+    from .data.bundled import load_adult
+    from .data.dataset import Dataset
+
+    if dataset:
+        if dataset != "adult":
+            raise KtypeError(f"Unknown bundled dataset {dataset!r}; `ktype datasets` lists them.")
+        return load_adult(quasi_identifiers=qi or None, sensitive=sensitive if sensitive else ("salary-class",))
+    if input_path is None:
+        raise KtypeError("Give an input file (CSV or Parquet) or --dataset adult.")
+    if not qi:
+        raise KtypeError("Name the quasi-identifiers with --qi col1,col2,...")
+    if input_path.suffix.lower() in (".parquet", ".pq"):
+        return Dataset.from_parquet(input_path, quasi_identifiers=qi, sensitive=sensitive, identifiers=identifiers, hierarchies=hierarchies)
+    return Dataset.from_csv(input_path, sep=sep, quasi_identifiers=qi, sensitive=sensitive, identifiers=identifiers, hierarchies=hierarchies)
+
+
+def _fail(e: Exception, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {e}")
+    raise typer.Exit(code)
+
+
+QiOpt = Annotated[list[str] | None, typer.Option("--qi", help="Quasi-identifier columns (comma-separated or repeated).")]
+SensOpt = Annotated[list[str] | None, typer.Option("--sensitive", "-s", help="Sensitive columns.")]
+IdOpt = Annotated[list[str] | None, typer.Option("--identifier", help="Identifier columns (removed from the release).")]
+HierOpt = Annotated[list[str] | None, typer.Option("--hierarchy", "-H", help="COLUMN=SPEC with SPEC a hierarchy CSV path, ordered, flat, intervals:5,10,20 or masking:1,2,3.")]
+DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Use a bundled dataset instead of an input file (adult).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="YAML/TOML file holding any of these options.")]
+SepOpt = Annotated[str | None, typer.Option("--sep", help="CSV separator (sniffed by default).")]
+
+
+# ---------------------------------------------------------------------- commands
+@app.command()
+def anonymize(
+    input: Annotated[Path | None, typer.Argument(help="Input CSV or Parquet file.")] = None,
+    dataset: DatasetOpt = None,
+    qi: QiOpt = None,
+    sensitive: SensOpt = None,
+    identifier: IdOpt = None,
+    hierarchy: HierOpt = None,
+    k: Annotated[int | None, typer.Option("--k", "-k", help="k of the k-type model.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="k-type model for k: k-anonymity, kk-anonymity, k-concealment, ...")] = None,
+    l: Annotated[float | None, typer.Option("--l", "-l", help="ℓ of ℓ-diversity.")] = None,  # noqa: E741
+    diversity: Annotated[str | None, typer.Option("--diversity", help="ℓ-diversity variant: distinct, entropy, recursive, frequency.")] = None,
+    c: Annotated[float | None, typer.Option("--c", help="c of recursive (c,ℓ)-diversity.")] = None,
+    p: Annotated[int | None, typer.Option("--p", help="p of p-sensitivity.")] = None,
+    t: Annotated[float | None, typer.Option("--t", help="t of t-closeness.")] = None,
+    distance: Annotated[str | None, typer.Option("--distance", help="t-closeness ground distance: equal, ordered, hierarchical.")] = None,
+    algorithm: Annotated[str | None, typer.Option("--algorithm", "-a", help="Algorithm (see `ktype algorithms`).")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Algorithm option NAME=VALUE (repeatable).")] = None,
+    rng: Annotated[int | None, typer.Option("--rng", help="Seed for randomized algorithms (default: OS entropy, recorded).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-O", help="Release file (.csv or .parquet).")] = None,
+    summary_path: Annotated[Path | None, typer.Option("--summary", help="Write the JSON summary to this file too.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    config: ConfigOpt = None,
+    sep: SepOpt = None,
+) -> None:
+    """Anonymize a table, verify the result with the model's independent checker, write the release."""
+    from .api import make_models
+    from .measures import compute as compute_measures
+
+    try:
+        cfg = _load_config(config)
+        qi_l = _split(_pick(qi, cfg, "qi"))
+        sens_l = _split(_pick(sensitive, cfg, "sensitive"))
+        ids_l = _split(_pick(identifier, cfg, "identifier"))
+        hier = _hierarchies(_pick(hierarchy, cfg, "hierarchy"))
+        ds_name = _pick(dataset, cfg, "dataset")
+        in_path = _pick(input, cfg, "input")
+        in_path = Path(in_path) if in_path else None
+        out_path = _pick(output, cfg, "output")
+        out_path = Path(out_path) if out_path else None
+        alg = _pick(algorithm, cfg, "algorithm", "mondrian")
+        opts = _parse_options(_pick(option, cfg, "option"))
+        t0 = time.perf_counter()
+        ds = _load_dataset(in_path, ds_name, qi_l, sens_l, ids_l, hier, _pick(sep, cfg, "sep"))
+        t_load = time.perf_counter() - t0
+        kk = _pick(k, cfg, "k")
+        ll = _pick(l, cfg, "l")
+        if kk is None and ll is None and _pick(p, cfg, "p") is None and _pick(t, cfg, "t") is None:
+            kk = 10
+            err.print("[yellow]no privacy requirement given; using k=10[/]")
+        models = make_models(
+            k=kk,
+            l=ll,
+            diversity=_pick(diversity, cfg, "diversity", "distinct"),
+            c=_pick(c, cfg, "c"),
+            p=_pick(p, cfg, "p"),
+            t=_pick(t, cfg, "t"),
+            distance=_pick(distance, cfg, "distance", "equal"),
+            kind=_pick(model, cfg, "model", "k-anonymity"),
+        )
+        from .algorithms import get_algorithm
+
+        info = get_algorithm(alg)
+        seed = _pick(rng, cfg, "rng")
+        kwargs: dict[str, Any] = dict(opts)
+        if info.randomized:
+            kwargs["rng"] = seed
+        with err.status(f"[bold]{info.name}[/] on {ds.n:,} rows x {ds.r} QIs ..."):
+            rel = info.func(ds, models, **kwargs)
+        loss = compute_measures(rel)
+        summary = {
+            "input": str(in_path) if in_path else f"bundled:{ds_name}",
+            "rows": ds.n,
+            "quasi_identifiers": ds.quasi_identifiers,
+            "sensitive": ds.sensitive,
+            "models": [str(m) for m in models],
+            "verified": True,
+            "load_s": round(t_load, 3),
+            **rel.summary(),
+            "measures": loss,
+        }
+        if out_path is not None:
+            rel.save(out_path)
+            summary["output"] = str(out_path)
+        if summary_path is not None:
+            from ._io import atomic_write_text
+
+            atomic_write_text(Path(summary_path), json.dumps(summary, indent=2, default=str))
+    except KtypeError as e:
+        _fail(e)
+        return
+    if as_json:
+        print(json.dumps(summary, indent=2, default=str))
+        return
+    tab = Table(title=f"ktype release — {info.name}", show_header=False)
+    tab.add_row("input", summary["input"])
+    tab.add_row("rows / QIs", f"{ds.n:,} / {ds.r}")
+    tab.add_row("models", ", ".join(summary["models"]) + "  [green]✓ verified by independent checker[/]")
+    tab.add_row("suppressed", str(rel.n_suppressed))
+    tab.add_row("time", f"{rel.provenance['timings']['algorithm_s']:.3f} s (+ {rel.provenance['timings']['verification_s']:.3f} s verification)")
+    for name, v in loss.items():
+        tab.add_row(name, f"{v:.6g}")
+    tab.add_row("output", str(out_path) if out_path else "(none; use --output FILE)")
+    out.print(tab)
+
+
+def _check_like(
+    original: Path | None, released: Path, dataset: str | None, qi: list[str] | None, sensitive: list[str] | None,
+    identifier: list[str] | None, hierarchy: list[str] | None, config: Path | None, sep: str | None,
+):
+    from .api import parse_release
+    from .data.dataset import read_table
+
+    cfg = _load_config(config)
+    ds = _load_dataset(
+        Path(original) if original else None,
+        _pick(dataset, cfg, "dataset"),
+        _split(_pick(qi, cfg, "qi")),
+        _split(_pick(sensitive, cfg, "sensitive")),
+        _split(_pick(identifier, cfg, "identifier")),
+        _hierarchies(_pick(hierarchy, cfg, "hierarchy")),
+        _pick(sep, cfg, "sep"),
+    )
+    pub = read_table(released, sep=sep)
+    return ds, parse_release(ds, pub), cfg
+
+
+@app.command()
+def check(
+    released: Annotated[Path, typer.Argument(help="The released (published) table.")],
+    original: Annotated[Path | None, typer.Option("--original", help="The original table (CSV/Parquet).")] = None,
+    dataset: DatasetOpt = None,
+    qi: QiOpt = None,
+    sensitive: SensOpt = None,
+    identifier: IdOpt = None,
+    hierarchy: HierOpt = None,
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Model name(s): k-anonymity, kk-anonymity, k-concealment, distinct-l-diversity, t-closeness, ...")] = None,
+    k: Annotated[int | None, typer.Option("--k", "-k")] = None,
+    l: Annotated[float | None, typer.Option("--l", "-l")] = None,  # noqa: E741
+    c: Annotated[float | None, typer.Option("--c")] = None,
+    p: Annotated[int | None, typer.Option("--p")] = None,
+    t: Annotated[float | None, typer.Option("--t")] = None,
+    distance: Annotated[str | None, typer.Option("--distance")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    config: ConfigOpt = None,
+    sep: SepOpt = None,
+) -> None:
+    """Is this released table k-anonymous / (k,k) / k-concealed / ℓ-diverse / t-close? Exit 1 if not."""
+    from .api import model_from_name
+
+    try:
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep)
+        names = _split(_pick(model, cfg, "model")) or ["k-anonymity"]
+        params = {"k": _pick(k, cfg, "k"), "l": _pick(l, cfg, "l"), "c": _pick(c, cfg, "c"), "p": _pick(p, cfg, "p"),
+                  "t": _pick(t, cfg, "t"), "distance": _pick(distance, cfg, "distance")}
+        if params["l"] is not None and "distinct" in " ".join(names):
+            params["l"] = int(params["l"])
+        results = [model_from_name(nm, **params).check(rel) for nm in names]
+    except KtypeError as e:
+        _fail(e)
+        return
+    ok = all(r.satisfied for r in results)
+    if as_json:
+        print(json.dumps([{"model": r.model, "satisfied": r.satisfied, **{k2: v for k2, v in r.summary.items()}} for r in results], indent=2, default=str))
+    else:
+        for r in results:
+            mark = "[green]PASS[/]" if r.satisfied else "[red]FAIL[/]"
+            out.print(f"{mark} {r.model}: {r.summary}")
+    raise typer.Exit(0 if ok else 1)
+
+
+@app.command()
+def metrics(
+    released: Annotated[Path, typer.Argument(help="The released (published) table.")],
+    original: Annotated[Path | None, typer.Option("--original", help="The original table (CSV/Parquet).")] = None,
+    dataset: DatasetOpt = None,
+    qi: QiOpt = None,
+    sensitive: SensOpt = None,
+    identifier: IdOpt = None,
+    hierarchy: HierOpt = None,
+    k: Annotated[int | None, typer.Option("--k", "-k", help="k, for measures that need it (average class size).")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    config: ConfigOpt = None,
+    sep: SepOpt = None,
+) -> None:
+    """Information-loss measures of a released table against its original."""
+    from .measures import compute
+
+    try:
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep)
+        opts = {}
+        if _pick(k, cfg, "k") is not None:
+            opts["k"] = _pick(k, cfg, "k")
+        vals = compute(rel, **opts)
+    except KtypeError as e:
+        _fail(e)
+        return
+    if as_json:
+        print(json.dumps(vals, indent=2))
+        return
+    tab = Table(title="information loss")
+    tab.add_column("measure")
+    tab.add_column("value", justify="right")
+    for kx, v in vals.items():
+        tab.add_row(kx, f"{v:.6g}")
+    out.print(tab)
+
+
+@app.command()
+def datasets() -> None:
+    """List the bundled datasets."""
+    from .data.bundled import bundled_datasets
+
+    tab = Table(title="bundled datasets")
+    tab.add_column("name")
+    tab.add_column("description")
+    for kx, v in bundled_datasets().items():
+        tab.add_row(kx, v)
+    out.print(tab)
+
+
+@app.command()
+def algorithms() -> None:
+    """List the registered algorithms and their capabilities."""
+    from .algorithms import all_algorithms
+
+    tab = Table(title="algorithms")
+    for col in ("name", "recoding", "models", "optimal", "randomized", "options", "description"):
+        tab.add_column(col)
+    for a in all_algorithms():
+        tab.add_row(a.name, a.recoding, ", ".join(m.__name__ for m in a.models), "yes" if a.optimal else "no",
+                    "yes" if a.randomized else "no", ", ".join(f"{kx}={v!r}" for kx, v in a.options.items()), a.description)
+    out.print(tab)
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except KtypeError as e:  # pragma: no cover - commands catch their own
+        err.print(f"[bold red]error:[/] {e}")
+        sys.exit(2)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,111 @@
+"""Mondrian: outputs pass the independent checkers; strict regions are disjoint."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ktype
+from ktype import Dataset, Hierarchy
+from ktype.algorithms import run
+from ktype.exceptions import InfeasibleError, UnsupportedModelError
+from ktype.models.kanonymity import KAnonymity
+
+
+@st.composite
+def tables(draw):
+    n = draw(st.integers(4, 40))
+    r = draw(st.integers(1, 3))
+    cols = {}
+    hier = {}
+    for j in range(r):
+        m = draw(st.integers(1, 8))
+        vals = draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n))
+        cols[f"q{j}"] = vals
+        if draw(st.booleans()):
+            hier[f"q{j}"] = "ordered"
+        else:
+            hier[f"q{j}"] = Hierarchy.intervals(range(m), [2, 4], name=f"q{j}")
+    cols["s"] = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
+    df = pd.DataFrame(cols)
+    return Dataset(df, quasi_identifiers=[f"q{j}" for j in range(r)], sensitive=["s"], hierarchies=hier)
+
+
+def _boxes_disjoint_or_equal(rel):
+    """Strict Mondrian on ordered attributes: distinct published boxes do not overlap."""
+    keep = ~rel.suppressed
+    boxes = np.unique(np.concatenate([rel.lo[keep], rel.hi[keep]], axis=1), axis=0)
+    r = rel.r
+    lo, hi = boxes[:, :r], boxes[:, r:]
+    overlap = np.all((lo[:, None, :] <= hi[None, :, :]) & (lo[None, :, :] <= hi[:, None, :]), axis=2)
+    np.fill_diagonal(overlap, False)
+    return not overlap.any()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.integers(1, 5), st.sampled_from(["strict", "relaxed"]))
+def test_mondrian_output_is_k_anonymous(ds, k, mode):
+    if k > ds.n:
+        with pytest.raises(ktype.exceptions.InvalidParameterError, match="exceeds the number of rows"):
+            run("mondrian", ds, KAnonymity(k), mode=mode)
+        return
+    rel = run("mondrian", ds, KAnonymity(k), mode=mode)
+    assert KAnonymity(k).check(rel).satisfied
+    X = ds.X[rel.source]
+    assert ((rel.lo <= X) & (X <= rel.hi)).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables(), st.integers(1, 4))
+def test_strict_mondrian_regions_disjoint_on_ordered_attributes(ds, k):
+    if k > ds.n:
+        return
+    ordered = Dataset(ds.data, quasi_identifiers=ds.quasi_identifiers, sensitive=ds.sensitive,
+                      hierarchies={c: "ordered" for c in ds.quasi_identifiers})
+    rel = run("mondrian", ordered, KAnonymity(k), mode="strict")
+    assert _boxes_disjoint_or_equal(rel)
+
+
+def test_mondrian_splits_until_k_on_simple_line():
+    df = pd.DataFrame({"x": list(range(16)), "s": ["a", "b"] * 8})
+    ds = Dataset(df, quasi_identifiers=["x"], sensitive=["s"], hierarchies={"x": "ordered"})
+    rel = run("mondrian", ds, KAnonymity(4))
+    out = rel.to_pandas()
+    assert sorted(out["x"].unique()) == ["[0-3]", "[12-15]", "[4-7]", "[8-11]"]
+
+
+def test_mondrian_with_l_diversity_extra_condition():
+    from ktype.models.ldiversity import DistinctLDiversity
+
+    df = pd.DataFrame({"x": list(range(12)), "s": ["a"] * 6 + ["b"] * 6})
+    ds = Dataset(df, quasi_identifiers=["x"], sensitive=["s"], hierarchies={"x": "ordered"})
+    plain = run("mondrian", ds, KAnonymity(2))
+    assert not DistinctLDiversity(2).check(plain).satisfied  # homogeneous classes exist
+    div = run("mondrian", ds, [KAnonymity(2), DistinctLDiversity(2)])
+    assert DistinctLDiversity(2).check(div).satisfied and KAnonymity(2).check(div).satisfied
+
+
+def test_mondrian_l_diversity_infeasible_table():
+    from ktype.models.ldiversity import DistinctLDiversity
+
+    df = pd.DataFrame({"x": list(range(6)), "s": ["a"] * 6})
+    ds = Dataset(df, quasi_identifiers=["x"], sensitive=["s"], hierarchies={"x": "ordered"})
+    with pytest.raises((InfeasibleError, ktype.exceptions.KtypeError), match="s"):
+        run("mondrian", ds, [KAnonymity(2), DistinctLDiversity(2)])
+
+
+def test_mondrian_rejects_unsupported_model():
+    from ktype.models.tcloseness import TCloseness
+
+    ds = ktype.load_adult(n=100)
+    with pytest.raises(UnsupportedModelError, match="mondrian does not support TCloseness"):
+        run("mondrian", ds, TCloseness(0.2))
+
+
+def test_mondrian_adult_hierarchical():
+    ds = ktype.load_adult(n=3000)
+    rel = run("mondrian", ds, KAnonymity(10))
+    res = KAnonymity(10).check(rel)
+    assert res.satisfied and res.summary["classes"] > 20
+    assert rel.provenance["verified"] is True and rel.provenance["algorithm"] == "mondrian"
