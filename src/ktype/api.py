@@ -206,10 +206,12 @@ def check(
 _RANGE = re.compile(r"^\[\s*(.+?)\s*-\s*(.+?)\s*\]$")
 
 
-def parse_release(dataset: Dataset, published: pd.DataFrame) -> Release:
+def parse_release(dataset: Dataset, published: pd.DataFrame, *, recoding: str = "multidimensional") -> Release:
     """Read a published table (labels) back into a :class:`Release` over ``dataset``.
 
-    Rows whose QI cells are all ``*`` are treated as suppressed. The published order is
+    Rows whose QI cells are all ``*`` are treated as suppressed. ``recoding`` tells
+    scope-dependent checks (ℓ-diversity "auto") whether to work per equivalence class
+    (``"multidimensional"``/``"full-domain"``) or per record over its matches (``"local"``). The published order is
     unknown to be linked to input rows (``source`` is None); checkers that need the
     original-to-release correspondence recover it from the consistency graph.
     """
@@ -260,7 +262,7 @@ def parse_release(dataset: Dataset, published: pd.DataFrame) -> Release:
             bad = published[col].iloc[int(np.flatnonzero(codes < 0)[0])]
             raise DataError(f"Published sensitive value {bad!r} in column {col!r} does not occur in the original data.")
         sens[col] = codes.astype(np.int32)
-    rel = Release(dataset=dataset, lo=lo, hi=hi, suppressed=suppressed, source=None, recoding="local", published_sensitive=sens)
+    rel = Release(dataset=dataset, lo=lo, hi=hi, suppressed=suppressed, source=None, recoding=recoding, published_sensitive=sens)
     rel._canonicalize()
     return rel
 

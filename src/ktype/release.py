@@ -141,6 +141,9 @@ class Release:
             cols.append(self.hi[:, j])
         for c in self.dataset.sensitive:
             cols.append(self.sensitive_codes(c))
+        if self.source is not None:
+            for c in self.dataset.insensitive:
+                cols.append(_sort_codes(self.dataset.data[c].to_numpy()[self.source]))
         order = lexsort_rows(cols) if len(self.lo) else np.arange(0)
         self.lo = np.ascontiguousarray(self.lo[order])
         self.hi = np.ascontiguousarray(self.hi[order])
@@ -229,6 +232,15 @@ class Release:
     def __repr__(self) -> str:
         alg = self.provenance.get("algorithm", "?")
         return f"Release({alg}, {self.n} rows, {self.n_suppressed} suppressed, {self.recoding})"
+
+
+def _sort_codes(values: np.ndarray) -> np.ndarray:
+    """Non-negative integer codes that sort like the values (missing values last)."""
+    try:
+        codes = pd.factorize(values, sort=True)[0]
+    except TypeError:  # mixed types: order by text
+        codes = pd.factorize(values.astype(str), sort=True)[0]
+    return np.where(codes < 0, codes.max(initial=0) + 1, codes)
 
 
 def _jsonable(x: Any) -> Any:

@@ -150,7 +150,8 @@ class Dataset:
                 values = list(h.leaves)
             else:
                 values = _sorted_domain(self.data[c])
-                codes = pd.Index(value_keys(values)).get_indexer(value_keys(self.data[c])).astype(np.int32)
+                fc, uniq = pd.factorize(self.data[c])
+                codes = pd.Index(value_keys(values)).get_indexer(value_keys(uniq))[fc].astype(np.int32)
             codes.setflags(write=False)
             self.sensitive_codes[c] = codes
             self.sensitive_values[c] = values
@@ -313,11 +314,7 @@ def _unknown_column(c: str, cols: Sequence[str]) -> str:
 
 
 def _sorted_domain(values: pd.Series) -> list:
-    uniq = pd.unique(values)
-    try:
-        num = pd.to_numeric(pd.Series(uniq), errors="raise")
-        if num.dtype.kind in "iuf":
-            return sorted(num.tolist())
-    except (ValueError, TypeError):
-        pass
-    return sorted(str(v) for v in uniq)
+    """Distinct values sorted; numbers stay numbers and text stays text."""
+    from .hierarchy import _sorted_unique
+
+    return _sorted_unique(values)

@@ -403,7 +403,7 @@ class Hierarchy:
         ``levels`` lists how many trailing characters each level masks (default 1, 2, …,
         length − 1); the top is always ``*``.
         """
-        vals = [str(v) for v in _sorted_unique(value_keys(values))]
+        vals = sorted(set(value_keys(values)))
         lengths = {len(v) for v in vals}
         if len(lengths) != 1:
             raise HierarchyError(
@@ -453,8 +453,11 @@ class Hierarchy:
                 raise HierarchyError(f"Hierarchy for {name!r}: subset {si} is empty.")
             if len(fs) == 1 or len(fs) == len(dom) or fs in fam:
                 continue
+            lab = given_labels[si] if given_labels else "{" + ",".join(keys[i] for i in sorted(fs)) + "}"
+            if lab in fam_labels:
+                raise HierarchyError(f"Hierarchy for {name!r}: label {lab!r} names two different subsets.")
             fam.append(fs)
-            fam_labels.append(given_labels[si] if given_labels else "{" + ",".join(keys[i] for i in sorted(fs)) + "}")
+            fam_labels.append(lab)
         # laminarity (family-sized loop, not over rows)
         for a in range(len(fam)):
             for b in range(a + 1, len(fam)):
@@ -490,18 +493,27 @@ class Hierarchy:
     # ------------------------------------------------------------------ encoding
     def encode(self, values: pd.Series | Sequence, *, row_offset: int = 0) -> np.ndarray:
         """Leaf ranks of ``values``; raises :class:`HierarchyError` naming a missing value."""
-        ser = pd.Series(values)
-        keys = pd.to_numeric(ser, errors="coerce").to_numpy(dtype=float) if self.numeric else value_keys(ser)
-        if self.numeric and np.isnan(keys).any():
-            bad = int(np.flatnonzero(np.isnan(keys))[0])
-            raise HierarchyError(
-                f"Hierarchy for {self.name!r} is numeric but value {ser.iloc[bad]!r} (row {bad + row_offset}) is not a number."
-            )
-        ranks = self._index.get_indexer(keys)
+        ser = pd.Series(values).reset_index(drop=True)
+        codes, uniq = pd.factorize(ser, use_na_sentinel=True)
+        if (codes < 0).any():
+            bad = int(np.flatnonzero(codes < 0)[0])
+            raise HierarchyError(f"Column {self.name!r} has a missing value (row {bad + row_offset}); drop or impute it.")
+        if self.numeric:
+            ukeys = pd.to_numeric(pd.Series(uniq), errors="coerce").to_numpy(dtype=float)
+            if np.isnan(ukeys).any():
+                bad_u = int(np.flatnonzero(np.isnan(ukeys))[0])
+                bad = int(np.flatnonzero(codes == bad_u)[0])
+                raise HierarchyError(
+                    f"Hierarchy for {self.name!r} is numeric but value {_plain(ser.iloc[bad])!r} (row {bad + row_offset}) is not a number."
+                )
+        else:
+            ukeys = value_keys(uniq)
+        uranks = self._index.get_indexer(ukeys)
+        ranks = uranks[codes]
         if (ranks < 0).any():
             bad = int(np.flatnonzero(ranks < 0)[0])
             raise HierarchyError(
-                f"Hierarchy for {self.name!r} has no entry for value {ser.iloc[bad]!r} (row {bad + row_offset}); "
+                f"Hierarchy for {self.name!r} has no entry for value {_plain(ser.iloc[bad])!r} (row {bad + row_offset}); "
                 "add it to the hierarchy or fix the data."
             )
         return ranks.astype(np.int32)
@@ -656,23 +668,26 @@ class Hierarchy:
         return f"Hierarchy({self.name!r}, ordered, {self.size} values)"
 
 
+def _plain(v: object) -> object:
+    """numpy scalars as plain Python values (for readable messages)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
 def _all_numeric(vals: Sequence) -> bool:
     return len(vals) > 0 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vals)
 
 
 def _sorted_unique(values: Iterable) -> list:
+    """Distinct values, sorted; numbers stay numbers, text (even digit strings like ZIP
+    codes "02139") stays text."""
     ser = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
     if ser.isna().any():
         raise HierarchyError("Cannot build a hierarchy over missing values; clean the column first.")
     uniq = pd.unique(ser)
-    try:
-        num = pd.to_numeric(pd.Series(uniq), errors="raise")
-        if num.dtype.kind in "iuf":
-            out = sorted(num.tolist())
-            return [int(v) if float(v).is_integer() else float(v) for v in out]
-    except (ValueError, TypeError):
-        pass
-    return sorted(str(v) for v in uniq)
+    if len(uniq) and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in uniq):
+        out = sorted(float(v) if not isinstance(v, numbers.Integral) else int(v) for v in uniq)
+        return [int(v) if float(v).is_integer() else float(v) for v in out]
+    return sorted(value_keys(uniq))
 
 
 def _interval_label(a: float, b: float, integral: bool) -> str:
