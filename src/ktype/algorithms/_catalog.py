@@ -5,3 +5,5 @@ optional feature, so no import is guarded.
 """
 
 from . import mondrian  # noqa: F401
+from .local import pipelines  # noqa: F401
+from . import fulldomain  # noqa: F401

@@ -85,7 +85,9 @@ def register(
 ) -> Callable[[Callable[..., Release]], Callable[..., Release]]:
     """Register an algorithm implementation.
 
-    The implementation has the signature ``impl(dataset, models, *, <options>, rng=None)``
+    ``models`` lists the supported model classes, the algorithm's *primary* model first
+    (e.g. ``KAnonymity`` or ``KConcealment``); the others are accepted as extra conditions
+    beside it. The implementation has the signature ``impl(dataset, models, *, <options>, rng=None)``
     where ``models`` is a tuple of validated, supported models and (for randomized
     algorithms) ``rng`` is a ``numpy.random.Generator``. It returns a :class:`Release`.
     The returned public function has the signature ``f(dataset, model, *, <options>,

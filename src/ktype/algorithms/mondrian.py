@@ -115,7 +115,7 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
                 raise UnsupportedModelError("mondrian takes at most one ℓ-diversity / p-sensitivity model.")
             div_kind, div_l, div_c = _diversity_code(m)
             sens = dataset.sensitive_column(getattr(m, "sensitive", None))
-    n, r = dataset.n, dataset.r
+    n = dataset.n
     if sens is not None:
         s = np.ascontiguousarray(dataset.sensitive_codes[sens], dtype=np.int64)
         n_s = len(dataset.sensitive_values[sens])
