@@ -1,0 +1,506 @@
+"""The consistency graph of a release and its *matches* (k-type anonymity).
+
+Tassa, Mazza & Gionis [1]_ §4.2 define the bipartite **consistency graph**
+``V_{D,g(D)}``: one node per original record ``R_i`` (a dataset row), one node per released
+row ``R̄_j``, and an edge ``(R_i, R̄_j)`` iff ``R̄_j`` is consistent with ``R_i``, i.e.
+``lo[j, c] <= X[i, c] <= hi[j, c]`` on every quasi-identifier ``c``. A released row is a
+**match** of ``R_i`` (Def. 6) iff the edge lies on some perfect matching of the graph.
+(1,k)-, (k,1)-, (k,k)-anonymity read the node degrees, k-concealment the match counts.
+
+Compression (why this scales)
+-----------------------------
+Records with identical quasi-identifiers are interchangeable, and so are released rows with
+identical boxes. The graph is therefore built between **types**: ``A`` distinct original
+records with multiplicities ``ma`` and ``B`` distinct boxes with multiplicities ``mb``; the
+type edges are found by a two-pass (count, fill) compiled kernel, pruned by binary search
+on the most selective column. Degrees are sums of multiplicities over type edges.
+
+Perfect matchings of the record graph correspond to integer **feasible flows** ``f`` on
+the type edges (transportation polytope: row sums ``ma``, column sums ``mb``): a matching
+pairs ``f(a, b)`` records of type ``a`` with rows of type ``b``, and any such flow is
+realised by a matching that pairs any chosen record of type ``a`` with any chosen row of
+type ``b``. Hence a record edge is a match iff its type edge ``(a, b)`` carries positive
+flow in *some* feasible flow. Given one feasible flow ``f``, the other feasible flows
+differ from it by circulations of the **residual graph** (arcs ``a -> b`` for every type
+edge, ``b -> a`` where ``f(a, b) > 0``), so
+
+    (a, b) is a match  ⇔  f(a, b) > 0  or  a and b lie in the same strongly connected
+    component (SCC) of the residual graph.
+
+This is Algorithm 4 / Proposition 10 of [1]_ (§6.2) (an edge is a match iff it lies on a
+"bicycle" of the directed graph built from one perfect matching) generalised to
+multiplicities: with all multiplicities 1 the residual graph is exactly the graph ``H`` of
+Algorithm 4 with each ``u_i`` merged with its partner ``v_i``. The answer does not depend
+on the feasible flow chosen (the Dulmage–Mendelsohn decomposition [2]_, [3]_: the set of
+edges lying on some maximum matching is a structural invariant of the graph), which is why
+a release read back from a published file (``source is None``, row order unknown) gives the
+same answer as the in-memory release: there ``f`` is a maximum flow (Dinic, scipy) and a
+flow smaller than ``n`` proves that the release is *not* a generalization of the data.
+When ``release.source`` is known, ``f`` is simply the pair counts ``(type of the source
+record, type of the released row)``. Because records of one type are strongly connected
+(each reaches the other through their partners), the record-level SCCs of Algorithm 4 are
+unions of type SCCs: :func:`match_components` reports them per original record.
+
+Suppressed rows
+---------------
+The paper has no suppression; its Def. 2 makes the whole domain an allowed generalized
+value, and Fig. 3 shows fully generalized ("all ``*``") rows. A :class:`~ktype.Release`
+stores a suppressed row exactly so (a whole-domain box), and here it **stays in the graph
+as a whole-domain box**: it is consistent with every original record. A release with fewer
+rows than the dataset (a published file without its suppressed rows, or a ``source`` that
+omits records) is completed with ``n - release.n`` hidden whole-domain rows. This choice is
+exact for matches: the perfect matchings of the completed graph are the matchings that
+saturate the published rows, times any assignment of the left-over records to the hidden
+rows, so *which published rows are matches of whom does not depend on whether suppressed
+rows are exported*. Degrees and match counts do count every suppressed row as one candidate
+(the adversary cannot rule out that a given person is among the suppressed). Consequence:
+a release that is k-anonymous in the "suppressed rows are removed" sense of
+:class:`~ktype.models.kanonymity.KAnonymity` is also (k,k)/k-concealed here when it has no
+suppressed row or at least ``k`` of them; with ``0 < s < k`` suppressed rows, a suppressed
+record not covered by any published box has only ``s`` candidates and fails (correct when
+the ``*`` rows are exported with their sensitive values — they form an undersized class —
+and conservative otherwise).
+
+References
+----------
+.. [1] T. Tassa, A. Mazza, A. Gionis. k-Concealment: an alternative model of k-type
+   anonymity. Transactions on Data Privacy 5(1), 2012. §4.2 (Def. 4, the consistency graph,
+   Def. 6: match, k-concealment), §6.2 (Prop. 10, Algorithm 4).
+.. [2] A. L. Dulmage, N. S. Mendelsohn. Coverings of bipartite graphs. Canad. J. Math.
+   10:517–534, 1958.
+.. [3] L. Lovász, M. D. Plummer. Matching Theory, 1986, §4.3 (allowed edges of a bipartite
+   graph; the elementary / DM decomposition).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+from numba import njit, prange
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching, maximum_flow
+
+from .._grouping import group_rows
+from ..exceptions import DataError
+from ..release import Release
+
+__all__ = [
+    "ConsistencyGraph",
+    "consistency_graph",
+    "consistency_degrees",
+    "match_counts",
+    "record_matches",
+    "match_components",
+    "matches_from_adjacency",
+]
+
+
+# ------------------------------------------------------------------------------- kernels
+@njit(parallel=True, cache=True)
+def _count_type_edges(xa, blo, bhi, start, stop):  # pragma: no cover - compiled
+    """Pass 1: number of original types consistent with each box type.
+
+    ``xa`` rows are sorted by column 0, and ``[start[b], stop[b])`` is the range of types
+    whose column 0 lies inside box ``b``; only the other columns are tested.
+    """
+    nb = blo.shape[0]
+    r = xa.shape[1]
+    cnt = np.zeros(nb, dtype=np.int64)
+    for b in prange(nb):
+        c = 0
+        for a in range(start[b], stop[b]):
+            ok = True
+            for col in range(1, r):
+                v = xa[a, col]
+                if v < blo[b, col] or v > bhi[b, col]:
+                    ok = False
+                    break
+            if ok:
+                c += 1
+        cnt[b] = c
+    return cnt
+
+
+@njit(parallel=True, cache=True)
+def _fill_type_edges(xa, blo, bhi, start, stop, ptr, out):  # pragma: no cover - compiled
+    """Pass 2: write the consistent original types of box ``b`` at ``out[ptr[b]:ptr[b+1]]``."""
+    nb = blo.shape[0]
+    r = xa.shape[1]
+    for b in prange(nb):
+        p = ptr[b]
+        for a in range(start[b], stop[b]):
+            ok = True
+            for col in range(1, r):
+                v = xa[a, col]
+                if v < blo[b, col] or v > bhi[b, col]:
+                    ok = False
+                    break
+            if ok:
+                out[p] = a
+                p += 1
+
+
+# ------------------------------------------------------------------------------- the graph
+class ConsistencyGraph:
+    """Type-compressed consistency graph of a release (see the module docstring).
+
+    Build it with :func:`consistency_graph`. Type-level arrays (``A`` original types,
+    ``B`` box types, ``E`` type edges sorted by original type then box type):
+
+    Attributes
+    ----------
+    n_original, n_released : int
+        ``dataset.n`` and ``release.n``.
+    n_hidden : int
+        Hidden whole-domain rows added when the release has fewer rows than the dataset.
+    orig_type : ndarray of int64, shape (n_original,)
+        Type of each original record; ``orig_mult`` (A,) its multiplicity.
+    box_type : ndarray of int64, shape (n_released,)
+        Type of each released row; ``box_mult`` (B,) its multiplicity (hidden rows included).
+    hidden_type : int
+        Box type of the hidden rows (``-1`` if none).
+    edge_orig, edge_box : ndarray of int64, shape (E,)
+        The type edges.
+    """
+
+    def __init__(self, release: Release) -> None:
+        ds = release.dataset
+        X = np.asarray(ds.X)
+        n, r = X.shape
+        lo = np.asarray(release.lo)
+        hi = np.asarray(release.hi)
+        N = int(lo.shape[0])
+        if lo.shape[1] != r:
+            raise DataError(f"The release has {lo.shape[1]} quasi-identifier columns but the dataset has {r}.")
+        if N > n:
+            raise DataError(
+                f"The release has {N} rows but the dataset only {n}; it cannot be a generalization of it "
+                "(every released row must generalize a distinct original record)."
+            )
+        self.release = release
+        self.n_original = n
+        self.n_released = N
+        self.n_hidden = n - N
+        self.r = r
+        source = None if release.source is None else np.asarray(release.source, dtype=np.int64)
+        if source is not None:
+            if source.shape != (N,) or (N and (source.min() < 0 or source.max() >= n)):
+                raise DataError(f"release.source must hold {N} row numbers in [0, {n}).")
+            if len(np.unique(source)) != N:
+                raise DataError("release.source lists an input row twice; each record is released at most once.")
+        self._source = source
+
+        # pivot column: the one whose intervals contain the fewest records (best pruning)
+        if r:
+            scanned = np.empty(r, dtype=np.float64)
+            for c in range(r):  # loop over columns
+                xs = np.sort(X[:, c])
+                scanned[c] = float((np.searchsorted(xs, hi[:, c], "right") - np.searchsorted(xs, lo[:, c], "left")).sum())
+            pivot = int(np.argmin(scanned))
+            perm = np.array([pivot] + [c for c in range(r) if c != pivot], dtype=np.int64)
+        else:
+            perm = np.zeros(0, dtype=np.int64)
+
+        # original types (ids sorted by the pivot column first)
+        Xp = np.ascontiguousarray(X[:, perm]) if r else np.zeros((n, 1), dtype=np.int32)
+        if n:
+            orig_type, A = group_rows(Xp)
+        else:
+            orig_type, A = np.zeros(0, dtype=np.int64), 0
+        xa = np.empty((A, Xp.shape[1]), dtype=np.int32)
+        xa[orig_type] = Xp
+        self.orig_type = orig_type
+        self.orig_mult = np.bincount(orig_type, minlength=A).astype(np.int64)
+
+        # box types (+ one representative of the hidden whole-domain rows)
+        lop = lo[:, perm] if r else np.zeros((N, 1), dtype=np.int32)
+        hip = hi[:, perm] if r else np.zeros((N, 1), dtype=np.int32)
+        if self.n_hidden:
+            full = (np.asarray(ds.domain_sizes)[perm] - 1).astype(np.int32) if r else np.zeros(1, dtype=np.int32)
+            lop = np.vstack([lop, np.zeros((1, lop.shape[1]), dtype=np.int32)])
+            hip = np.vstack([hip, full[None, :]])
+        if len(lop):
+            ids, B = group_rows(lop, hip)
+        else:
+            ids, B = np.zeros(0, dtype=np.int64), 0
+        self.box_type = ids[:N]
+        self.hidden_type = int(ids[N]) if self.n_hidden else -1
+        mult = np.bincount(self.box_type, minlength=B).astype(np.int64)
+        if self.n_hidden:
+            mult[self.hidden_type] += self.n_hidden
+        self.box_mult = mult
+        blo = np.empty((B, lop.shape[1]), dtype=np.int32)
+        bhi = np.empty((B, lop.shape[1]), dtype=np.int32)
+        blo[ids] = lop
+        bhi[ids] = hip
+        self.n_orig_types = A
+        self.n_box_types = B
+
+        # type edges: two-pass CSR by box type, then sorted by (original type, box type)
+        key0 = np.ascontiguousarray(xa[:, 0])
+        start = np.searchsorted(key0, blo[:, 0], "left").astype(np.int64)
+        stop = np.searchsorted(key0, bhi[:, 0], "right").astype(np.int64)
+        stop = np.maximum(stop, start)
+        if r <= 1:
+            cnt = stop - start
+        else:
+            cnt = _count_type_edges(xa, blo, bhi, start, stop)
+        ptr = np.zeros(B + 1, dtype=np.int64)
+        np.cumsum(cnt, out=ptr[1:])
+        E = int(ptr[-1])
+        if r <= 1:
+            # single column: the edges are the whole searchsorted ranges
+            out = np.arange(E, dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
+        else:
+            out = np.empty(E, dtype=np.int64)
+            _fill_type_edges(xa, blo, bhi, start, stop, ptr, out)
+        eb = np.repeat(np.arange(B, dtype=np.int64), cnt)
+        order = np.lexsort((eb, out))
+        self.edge_orig = out[order]
+        self.edge_box = eb[order]
+        self._edge_key = self.edge_orig * max(B, 1) + self.edge_box
+
+    # --------------------------------------------------------------------- degrees
+    @property
+    def n_edges(self) -> int:
+        """Number of type edges."""
+        return int(len(self.edge_orig))
+
+    @cached_property
+    def type_degrees(self) -> tuple[np.ndarray, np.ndarray]:
+        """Degrees ``(per original type, per box type)`` in the record graph."""
+        da = np.bincount(self.edge_orig, weights=self.box_mult[self.edge_box], minlength=self.n_orig_types)
+        db = np.bincount(self.edge_box, weights=self.orig_mult[self.edge_orig], minlength=self.n_box_types)
+        return np.rint(da).astype(np.int64), np.rint(db).astype(np.int64)
+
+    def degrees(self) -> tuple[np.ndarray, np.ndarray]:
+        """Record-level degrees ``(deg_original (n_original,), deg_released (n_released,))``."""
+        da, db = self.type_degrees
+        return da[self.orig_type], db[self.box_type]
+
+    # --------------------------------------------------------------------- flow and matches
+    @cached_property
+    def flow(self) -> np.ndarray:
+        """A feasible flow on the type edges (int64, shape (E,)): one perfect matching.
+
+        From ``release.source`` when known, else a maximum flow. Raises
+        :class:`~ktype.exceptions.DataError` when the release is not a generalization.
+        """
+        A, B, E = self.n_orig_types, self.n_box_types, self.n_edges
+        n = self.n_original
+        if self._source is not None:
+            src = self._source
+            a = self.orig_type[src]
+            b = self.box_type
+            if self.n_hidden:
+                left = np.ones(n, dtype=bool)
+                left[src] = False
+                a = np.concatenate([a, self.orig_type[left]])
+                b = np.concatenate([b, np.full(self.n_hidden, self.hidden_type, dtype=np.int64)])
+            key = a * max(B, 1) + b
+            pos = np.searchsorted(self._edge_key, key)
+            pos_c = np.minimum(pos, max(E - 1, 0))
+            found = (pos < E) & (self._edge_key[pos_c] == key) if E else np.zeros(len(key), dtype=bool)
+            if not found.all():
+                j = int(np.flatnonzero(~found)[0])
+                raise DataError(self._not_generalizing_message(j))
+            return np.bincount(pos, minlength=E).astype(np.int64)
+        # unknown row order: maximum flow source -> original types -> box types -> sink
+        s, t = 0, A + B + 1
+        rows = np.concatenate([np.zeros(A, dtype=np.int64), 1 + self.edge_orig, 1 + A + np.arange(B, dtype=np.int64)])
+        cols = np.concatenate([1 + np.arange(A, dtype=np.int64), 1 + A + self.edge_box, np.full(B, t, dtype=np.int64)])
+        cap = np.concatenate([
+            self.orig_mult,
+            np.minimum(self.orig_mult[self.edge_orig], self.box_mult[self.edge_box]),
+            self.box_mult,
+        ]).astype(np.int32)
+        G = sparse.csr_array((cap, (rows, cols)), shape=(A + B + 2, A + B + 2))
+        res = maximum_flow(G, s, t, method="dinic")
+        if int(res.flow_value) < n:
+            raise DataError(
+                f"The release is not a generalization of the dataset: at most {int(res.flow_value)} of its "
+                f"{n} records can be paired with distinct released rows consistent with them (the consistency "
+                "graph has no perfect matching). Check that the release was built from this dataset."
+            )
+        fm = sparse.csr_array(res.flow)
+        vals = np.asarray(fm[1 + self.edge_orig, 1 + A + self.edge_box]).ravel()
+        return np.maximum(vals, 0).astype(np.int64)
+
+    def _not_generalizing_message(self, j: int) -> str:
+        if j >= self.n_released:  # pragma: no cover - hidden rows cover everything
+            return "The release is not a generalization of the dataset."
+        i = int(self._source[j])
+        X = self.release.dataset.X
+        lo, hi = self.release.lo[j], self.release.hi[j]
+        bad = np.flatnonzero((X[i] < lo) | (X[i] > hi))
+        col = self.release.dataset.quasi_identifiers[int(bad[0])] if len(bad) else "?"
+        c = int(bad[0]) if len(bad) else 0
+        return (
+            f"The release is not a generalization of the dataset: released row {j} does not cover its "
+            f"source record {i} (column {col!r}: leaf rank {int(X[i, c])} outside [{int(lo[c])}, {int(hi[c])}])."
+        )
+
+    @cached_property
+    def scc(self) -> tuple[int, np.ndarray]:
+        """SCCs of the residual graph on ``A + B`` nodes (original types first)."""
+        A, B = self.n_orig_types, self.n_box_types
+        pos = self.flow > 0
+        rows = np.concatenate([self.edge_orig, A + self.edge_box[pos]])
+        cols = np.concatenate([A + self.edge_box, self.edge_orig[pos]])
+        G = sparse.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(A + B, A + B))
+        nc, lab = connected_components(G, directed=True, connection="strong")
+        return int(nc), lab.astype(np.int64)
+
+    @cached_property
+    def is_match(self) -> np.ndarray:
+        """Boolean per type edge: lies on some perfect matching."""
+        _, lab = self.scc
+        return (self.flow > 0) | (lab[self.edge_orig] == lab[self.n_orig_types + self.edge_box])
+
+    def match_counts(self) -> np.ndarray:
+        """Number of matches of each original record (hidden rows included)."""
+        m = self.is_match
+        ca = np.bincount(self.edge_orig[m], weights=self.box_mult[self.edge_box[m]], minlength=self.n_orig_types)
+        return np.rint(ca).astype(np.int64)[self.orig_type]
+
+    def released_match_counts(self) -> np.ndarray:
+        """Number of original records each released row is a match of (the concealment
+        version of (k,1), remark after Def. 6 in §4.2)."""
+        m = self.is_match
+        cb = np.bincount(self.edge_box[m], weights=self.orig_mult[self.edge_orig[m]], minlength=self.n_box_types)
+        return np.rint(cb).astype(np.int64)[self.box_type]
+
+    def _indicator_orig(self) -> sparse.csr_matrix:
+        n = self.n_original
+        return sparse.csr_matrix((np.ones(n, dtype=np.int8), (np.arange(n), self.orig_type)), shape=(n, self.n_orig_types))
+
+    def _indicator_box(self) -> sparse.csr_matrix:
+        N = self.n_released
+        return sparse.csr_matrix((np.ones(N, dtype=np.int8), (self.box_type, np.arange(N))), shape=(self.n_box_types, N))
+
+    def expand(self, values: np.ndarray, mask: np.ndarray | None = None, dtype=np.int8) -> sparse.csr_matrix:
+        """Record-level ``(n_original, n_released)`` matrix from per-type-edge values."""
+        if mask is None:
+            mask = np.ones(self.n_edges, dtype=bool)
+        T = sparse.csr_matrix(
+            (np.asarray(values, dtype=dtype)[mask], (self.edge_orig[mask], self.edge_box[mask])),
+            shape=(self.n_orig_types, self.n_box_types),
+        )
+        out = (self._indicator_orig().astype(dtype) @ T @ self._indicator_box().astype(dtype)).tocsr()
+        out.sort_indices()
+        return out
+
+    def record_matches(self) -> sparse.csr_matrix:
+        """Sparse ``(n_original, n_released)`` int8 matrix, 1 where row j is a match of record i."""
+        return self.expand(np.ones(self.n_edges, dtype=np.int8), self.is_match)
+
+    def record_adjacency(self) -> sparse.csr_matrix:
+        """Sparse ``(n_original, n_released)`` int8 consistency matrix (all edges)."""
+        return self.expand(np.ones(self.n_edges, dtype=np.int8))
+
+    def components(self) -> tuple[np.ndarray, np.ndarray]:
+        """Record-level match components: label per original record and sizes.
+
+        Labels are numbered by their first original record; a component's size is its
+        number of original records (= its number of released rows, hidden ones included).
+        """
+        _, lab = self.scc
+        per = lab[: self.n_orig_types][self.orig_type]
+        if not len(per):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        uniq, first, inv = np.unique(per, return_index=True, return_inverse=True)
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
+        labels = rank[inv]
+        return labels, np.bincount(labels).astype(np.int64)
+
+
+# ------------------------------------------------------------------------------- public API
+def consistency_graph(release: Release) -> ConsistencyGraph:
+    """Build the type-compressed consistency graph of ``release`` (reuse it across queries)."""
+    return ConsistencyGraph(release)
+
+
+def consistency_degrees(release: Release) -> tuple[np.ndarray, np.ndarray]:
+    """Degrees in the consistency graph ``V_{D,g(D)}`` (Tassa et al. §4.2, Def. 4).
+
+    Returns
+    -------
+    deg_original : ndarray of int64, shape (dataset.n,)
+        Number of released rows consistent with each original record (dataset row order;
+        its own row and every suppressed / hidden row included).
+    deg_released : ndarray of int64, shape (release.n,)
+        Number of original records consistent with each released row (release row order).
+    """
+    return consistency_graph(release).degrees()
+
+
+def match_counts(release: Release) -> np.ndarray:
+    """Number of matches (Def. 6) of each original record, in dataset row order.
+
+    Raises :class:`~ktype.exceptions.DataError` if the release is not a generalization of
+    its dataset (no perfect matching).
+    """
+    return consistency_graph(release).match_counts()
+
+
+def record_matches(release: Release) -> sparse.csr_matrix:
+    """Sparse ``(dataset.n, release.n)`` matrix with 1 where released row ``j`` is a match of
+    original record ``i`` (lies on some perfect matching of the consistency graph).
+
+    Suppressed released rows are whole-domain boxes and appear as matches like any other row
+    (callers that only want published rows drop their columns); hidden rows of a release
+    shorter than the dataset have no column.
+    """
+    return consistency_graph(release).record_matches()
+
+
+def match_components(release: Release) -> tuple[np.ndarray, np.ndarray]:
+    """Strongly connected components of Algorithm 4 at record level.
+
+    Returns ``(labels, sizes)``: the component of each original record (dataset row order,
+    numbered by first record) and the number of records per component. Every match of a
+    record lies in its component, so the posterior of §5.2 depends on that component only.
+    """
+    return consistency_graph(release).components()
+
+
+def matches_from_adjacency(adj: np.ndarray) -> np.ndarray:
+    """All matches of an explicit square bipartite graph (record-level Algorithm 4).
+
+    Parameters
+    ----------
+    adj : array-like of bool, shape (n, n)
+        ``adj[i, j]`` is True iff released row ``j`` is consistent with original ``i``. The
+        generalized values may be arbitrary sets (non-laminar, not intervals) — only the
+        graph matters. The rows need not be aligned (no identity matching is assumed).
+
+    Returns
+    -------
+    ndarray of bool, shape (n, n)
+        ``True`` where the edge lies on some perfect matching.
+
+    Raises
+    ------
+    DataError
+        If the graph is not square or has no perfect matching.
+    """
+    a = np.asarray(adj, dtype=bool)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise DataError(f"matches_from_adjacency needs a square matrix; got shape {a.shape}.")
+    n = a.shape[0]
+    if n == 0:
+        return np.zeros((0, 0), dtype=bool)
+    G = sparse.csr_array(a.astype(np.int8))
+    mate = maximum_bipartite_matching(G, perm_type="column")  # column matched to each row
+    if (mate < 0).any():
+        raise DataError("The consistency graph has no perfect matching: this is not a generalization.")
+    ii, jj = np.nonzero(a)
+    rows = np.concatenate([ii, n + mate])
+    cols = np.concatenate([n + jj, np.arange(n)])
+    H = sparse.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(2 * n, 2 * n))
+    _, lab = connected_components(H, directed=True, connection="strong")
+    out = np.zeros_like(a)
+    out[ii, jj] = lab[ii] == lab[n + jj]
+    return out
