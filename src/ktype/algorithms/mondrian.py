@@ -21,10 +21,12 @@ __all__ = ["mondrian"]
 
 # diversity predicate codes used inside the compiled core
 _DIV_NONE, _DIV_DISTINCT, _DIV_ENTROPY, _DIV_RECURSIVE, _DIV_FREQUENCY = 0, 1, 2, 3, 4
+_T_NONE, _T_EQUAL, _T_ORDERED = 0, 1, 2
 
 
 def _supported_models() -> tuple[type, ...]:
     from ..models import ldiversity as ld
+    from ..models.tcloseness import TCloseness
 
     return (
         KAnonymity,
@@ -33,6 +35,7 @@ def _supported_models() -> tuple[type, ...]:
         ld.RecursiveCLDiversity,
         ld.FrequencyLDiversity,
         ld.PSensitivity,
+        TCloseness,
     )
 
 
@@ -54,10 +57,11 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     ----------
     dataset : Dataset
         The table; each QI's hierarchy decides how it is split (see Notes).
-    models : KAnonymity and optionally one ℓ-diversity model
+    models : KAnonymity, optionally one ℓ-diversity model and one TCloseness model
         ``KAnonymity(k)`` bounds every partition's size from below; an ℓ-diversity model
-        (distinct, entropy, recursive (c,ℓ), frequency 1/ℓ, or p-sensitivity), evaluated on
-        the partition's sensitive values, is an extra split condition.
+        (distinct, entropy, recursive (c,ℓ), frequency 1/ℓ, or p-sensitivity) and a
+        t-closeness model (equal or ordered ground distance), evaluated on the partition's
+        sensitive values, are extra split conditions.
     mode : {"strict", "relaxed"}
         Strict: records with the median value stay together, so partitions are disjoint
         regions. Relaxed: ties at the median are divided so both halves get half the
@@ -106,15 +110,29 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     """
     k = 1
     div_kind, div_l, div_c = _DIV_NONE, 0.0, 0.0
+    t_kind, t_val = _T_NONE, 0.0
     sens = None
     for m in models:
         if isinstance(m, KAnonymity):
             k = max(k, m.k)
+            continue
+        col = dataset.sensitive_column(getattr(m, "sensitive", None))
+        if sens is not None and col != sens:
+            raise UnsupportedModelError("mondrian's extra conditions must all concern the same sensitive attribute.")
+        sens = col
+        if type(m).__name__ == "TCloseness":
+            if t_kind != _T_NONE:
+                raise UnsupportedModelError("mondrian takes at most one TCloseness model.")
+            dist = m.distance  # type: ignore[attr-defined]
+            if dist not in ("equal", "ordered"):
+                raise UnsupportedModelError(
+                    f"mondrian supports t-closeness with the 'equal' or 'ordered' distance, not {dist!r}."
+                )
+            t_kind, t_val = (_T_EQUAL if dist == "equal" else _T_ORDERED), float(m.t)  # type: ignore[attr-defined]
         else:
             if div_kind != _DIV_NONE:
                 raise UnsupportedModelError("mondrian takes at most one ℓ-diversity / p-sensitivity model.")
             div_kind, div_l, div_c = _diversity_code(m)
-            sens = dataset.sensitive_column(getattr(m, "sensitive", None))
     n = dataset.n
     if sens is not None:
         s = np.ascontiguousarray(dataset.sensitive_codes[sens], dtype=np.int64)
@@ -122,17 +140,19 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     else:
         s = np.zeros(n, dtype=np.int64)
         n_s = 1
+    q = np.bincount(s, minlength=n_s) / n
+    cond = (div_kind, div_l, div_c, t_kind, t_val, q)
     tables = _hierarchy_tables(dataset)
     X = np.ascontiguousarray(dataset.X, dtype=np.int64)
     needs_canon = mode == "relaxed" and not all(h.is_tree for h in dataset.hierarchies)
     canon = _canonical_rank(X, s) if needs_canon else np.zeros(1, dtype=np.int64)
     whole = np.bincount(s, minlength=n_s).astype(np.int64)
-    if not _allowed(whole, n, k, div_kind, div_l, div_c):
+    if not _allowed(whole, n, k, cond):
         raise InfeasibleError(
             f"The whole table ({n} rows) does not satisfy {[str(m) for m in models]}; no partition can. "
             "Lower l (or p), or check the sensitive column's distribution."
         )
-    idx, starts = _mondrian_core(X, s, n_s, canon, k, mode == "strict", div_kind, div_l, div_c, *tables)
+    idx, starts = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond, *tables)
     # per partition: tight ranks, then the allowed closure (LCA for hierarchies)
     lo, hi = _partition_boxes(X, idx, starts, *tables)
     return Release.build(
@@ -219,9 +239,26 @@ def _hierarchy_tables(dataset: Dataset) -> tuple[np.ndarray, ...]:
 
 
 @njit(cache=True)
-def _allowed(hist: np.ndarray, size: int, k: int, div_kind: int, div_l: float, div_c: float) -> bool:
+def _allowed(hist: np.ndarray, size: int, k: int, cond) -> bool:
+    """Whether a part with sensitive histogram ``hist`` may be published."""
     if size < k:
         return False
+    div_kind, div_l, div_c, t_kind, t_val, q = cond
+    if t_kind != _T_NONE:
+        # EMD to the whole table's distribution q (Li, Li, Venkatasubramanian 2007)
+        emd = 0.0
+        if t_kind == _T_EQUAL:
+            for v in range(len(hist)):
+                emd += abs(hist[v] / size - q[v])
+            emd *= 0.5
+        else:
+            cum = 0.0
+            for v in range(len(hist)):
+                cum += hist[v] / size - q[v]
+                emd += abs(cum)
+            emd /= max(len(hist) - 1, 1)
+        if emd > t_val + 1e-12:
+            return False
     if div_kind == _DIV_NONE:
         return True
     if div_kind == _DIV_DISTINCT:
@@ -264,7 +301,7 @@ def _lca(lo: int, hi: int, d: int, anc_flat, anc_off, anc_w, nhi_flat, node_off)
 
 
 @njit(cache=True)
-def _mondrian_core(X, s, n_s, canon, k, strict, div_kind, div_l, div_c,
+def _mondrian_core(X, s, n_s, canon, k, strict, cond,
                    is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
                    cptr_flat, cptr_off, ch_flat, ch_off):
     n, r = X.shape
@@ -307,7 +344,7 @@ def _mondrian_core(X, s, n_s, canon, k, strict, div_kind, div_l, div_c,
             d = order[oi]
             if width[d] <= 0.0:
                 break
-            nparts = _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, div_kind, div_l, div_c,
+            nparts = _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond,
                                    is_tree[d], mn[d], mx[d], anc_flat, anc_off, anc_w, nlo_flat, nhi_flat,
                                    node_off, cptr_flat, cptr_off, ch_flat, ch_off, part)
             if nparts >= 2:
@@ -337,7 +374,7 @@ def _mondrian_core(X, s, n_s, canon, k, strict, div_kind, div_l, div_c,
 
 
 @njit(cache=True)
-def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, div_kind, div_l, div_c, tree, lo, hi,
+def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
                   anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off,
                   part):
     """Assign part ids in ``part[a:b]``; return the number of parts (0 = not allowed)."""
@@ -378,7 +415,7 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, div_kind, div_l, di
             nd = 0
             for c in range(nch):
                 if csize[c] > 0:
-                    if not _allowed(hist[c], csize[c], k, div_kind, div_l, div_c):
+                    if not _allowed(hist[c], csize[c], k, cond):
                         ok = False
                     dense[c] = nd
                     nd += 1
@@ -400,7 +437,7 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, div_kind, div_l, di
             if best_c < 0:
                 return 0
             cut = bounds[best_c]
-            return _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, div_kind, div_l, div_c, part)
+            return _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, cond, part)
         return 0
     # ordered attribute: median split
     half = size // 2
@@ -424,7 +461,7 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, div_kind, div_l, di
         for cand in (first, second):
             nl = left_med if cand == med else left_prev
             if nl >= k and size - nl >= k:
-                nparts = _binary_by_value(X, s, n_s, idx, a, b, d, cand + lo, k, div_kind, div_l, div_c, part)
+                nparts = _binary_by_value(X, s, n_s, idx, a, b, d, cand + lo, k, cond, part)
                 if nparts == 2:
                     return 2
         return 0
@@ -453,13 +490,13 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, div_kind, div_l, di
             hl[s[i]] += 1
         else:
             hr[s[i]] += 1
-    if _allowed(hl, half, k, div_kind, div_l, div_c) and _allowed(hr, size - half, k, div_kind, div_l, div_c):
+    if _allowed(hl, half, k, cond) and _allowed(hr, size - half, k, cond):
         return 2
     return 0
 
 
 @njit(cache=True)
-def _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, div_kind, div_l, div_c, part):
+def _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, cond, part):
     hl = np.zeros(n_s, dtype=np.int64)
     hr = np.zeros(n_s, dtype=np.int64)
     nl = 0
@@ -472,7 +509,7 @@ def _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, div_kind, div_l, div_c, pa
         else:
             part[p] = 1
             hr[s[i]] += 1
-    if _allowed(hl, nl, k, div_kind, div_l, div_c) and _allowed(hr, b - a - nl, k, div_kind, div_l, div_c):
+    if _allowed(hl, nl, k, cond) and _allowed(hr, b - a - nl, k, cond):
         return 2
     return 0
 

@@ -96,11 +96,30 @@ def test_mondrian_l_diversity_infeasible_table():
 
 
 def test_mondrian_rejects_unsupported_model():
-    from ktype.models.tcloseness import TCloseness
+    from ktype.models import KConcealment, TCloseness
 
     ds = ktype.load_adult(n=100)
-    with pytest.raises(UnsupportedModelError, match="mondrian does not support TCloseness"):
-        run("mondrian", ds, TCloseness(0.2))
+    with pytest.raises(UnsupportedModelError, match="mondrian does not support KConcealment"):
+        run("mondrian", ds, KConcealment(2))
+    from ktype.data.bundled import bundled_path
+
+    hier = {c: h for c, h in zip(ds.quasi_identifiers, ds.hierarchies)}
+    hier["salary-class"] = bundled_path("adult") / "adult_hierarchy_salary-class.csv"
+    with_sens = Dataset(ds.data, quasi_identifiers=ds.quasi_identifiers, sensitive=["salary-class"], hierarchies=hier)
+    with pytest.raises(UnsupportedModelError, match="'equal' or 'ordered' distance"):
+        run("mondrian", with_sens, [KAnonymity(5), TCloseness(0.2, distance="hierarchical")])
+
+
+@pytest.mark.parametrize("distance", ["equal", "ordered"])
+def test_mondrian_t_closeness_condition(distance):
+    from ktype.models import TCloseness
+
+    ds = ktype.load_adult(n=3000)
+    plain = run("mondrian", ds, KAnonymity(5))
+    model = TCloseness(0.1, distance=distance)
+    assert not model.check(plain).satisfied
+    rel = run("mondrian", ds, [KAnonymity(5), model])
+    assert model.check(rel).satisfied and KAnonymity(5).check(rel).satisfied
 
 
 def test_mondrian_adult_hierarchical():
