@@ -1,0 +1,612 @@
+"""The generalization lattice, the optimal search (``flash``) and the exhaustive oracle.
+
+Survey (Ciriani et al.) §2.3–2.9: nodes are distance vectors of the product of the QIs'
+level chains; ``height(L) = Σ L_j``; the direct generalizations of ``L`` raise one
+coordinate by one; a *strategy* is a maximal chain bottom → top; a node is a solution when
+its required suppression is within ``MaxSup``; the k-minimal generalizations (Def. 5) are
+the minimal solutions under the coordinate-wise order.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from math import factorial
+from typing import Any
+
+import numba
+import numpy as np
+
+from ...data.dataset import Dataset
+from ...exceptions import InfeasibleError
+from ...models._base import PrivacyModel
+from ...release import Release
+from ._engine import Encoded, FrequencySet, NodeEval, require_levels
+
+__all__ = ["Lattice", "LatticeResult", "LatticeSearch", "lattice_search", "preference"]
+
+_TOL = 1e-9
+_CACHE_BUDGET = 100_000_000  # cells (int16/int32) of cached frequency sets
+_NEVER = np.iinfo(np.int64).max
+_HUB_MIN_ROWS = 2000
+
+
+@numba.njit(cache=True)
+def _tag_kernel(levels, state, lv, up, value):  # pragma: no cover - compiled
+    """Set ``state`` to ``value`` on unclassified nodes above (``up``) or below ``lv``."""
+    n, r = levels.shape
+    for i in range(n):
+        if state[i] != 0:
+            continue
+        ok = True
+        for j in range(r):
+            if (levels[i, j] < lv[j]) if up else (levels[i, j] > lv[j]):
+                ok = False
+                break
+        if ok:
+            state[i] = value
+
+
+@numba.njit(cache=True)
+def _source_kernel(cache_levels, cache_rows, k, lv):  # pragma: no cover - compiled
+    """Index of the cached node below ``lv`` with the fewest rows."""
+    best = 0
+    best_rows = cache_rows[0]
+    r = lv.shape[0]
+    for i in range(1, k):
+        if cache_rows[i] >= best_rows:
+            continue
+        ok = True
+        for j in range(r):
+            if cache_levels[i, j] > lv[j]:
+                ok = False
+                break
+        if ok:
+            best = i
+            best_rows = cache_rows[i]
+    return best
+
+
+class Lattice:
+    """The full-domain generalization lattice over level chains of heights ``heights``.
+
+    Node ids are mixed-radix numbers of the level vectors (first QI most significant), so
+    sorting ids sorts level vectors lexicographically.
+    """
+
+    def __init__(self, heights: np.ndarray) -> None:
+        self.heights = np.asarray(heights, dtype=np.int64)
+        self.r = len(self.heights)
+        radix = self.heights + 1
+        self.strides = np.ones(self.r, dtype=np.int64)
+        for j in range(self.r - 2, -1, -1):
+            self.strides[j] = self.strides[j + 1] * radix[j + 1]
+        self.size = int(np.prod(radix))
+        ids = np.arange(self.size, dtype=np.int64)
+        self.levels = (ids[:, None] // self.strides[None, :]) % radix[None, :]
+        self._cols = [np.ascontiguousarray(self.levels[:, j], dtype=np.int8) for j in range(self.r)]
+        self.levels8 = np.ascontiguousarray(self.levels, dtype=np.int8)
+        self.height = self.levels.sum(axis=1)
+        self.top = int(self.size - 1)
+
+    def node_id(self, levels: Any) -> int:
+        return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
+
+    def successors(self, node: int) -> list[int]:
+        """Direct generalizations (survey §2.3): one attribute raised by one level."""
+        lv = self.levels[node]
+        return [node + int(self.strides[j]) for j in range(self.r) if lv[j] < self.heights[j]]
+
+    def predecessors(self, node: int) -> list[int]:
+        """Direct specializations: one attribute lowered by one level."""
+        lv = self.levels[node]
+        return [node - int(self.strides[j]) for j in range(self.r) if lv[j] > 0]
+
+    def above(self, levels: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
+        """Nodes that generalize ``levels`` (itself included): a mask, or ids within ``among``."""
+        return self._cmp(levels, among, np.greater_equal)
+
+    def below(self, levels: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
+        """Nodes that ``levels`` generalizes (itself included): a mask, or ids within ``among``."""
+        return self._cmp(levels, among, np.less_equal)
+
+    def _cmp(self, levels, among, op):
+        if among is None:
+            m = op(self._cols[0], levels[0])
+            for j in range(1, self.r):
+                m &= op(self._cols[j], levels[j])
+            return m
+        ids = among
+        for j in range(self.r):
+            ids = ids[op(self._cols[j][ids], levels[j])]
+        return ids
+
+    def n_strategies(self) -> int:
+        """Number of generalization strategies (maximal chains): ``(Σh)! / Π h_j!`` (survey §2.3)."""
+        tot = factorial(int(self.heights.sum()))
+        for h in self.heights:
+            tot //= factorial(int(h))
+        return tot
+
+    def minimal(self, mask: np.ndarray) -> np.ndarray:
+        """Ids of the minimal elements of the node set ``mask`` (closed upward or not)."""
+        ids = np.flatnonzero(mask)
+        keep = np.ones(len(ids), dtype=bool)
+        for j in range(self.r):
+            has = self.levels[ids, j] > 0
+            pred = ids[has] - self.strides[j]
+            keep[np.flatnonzero(has)[mask[pred]]] = False
+        if not self._upward_closed(mask):
+            # a non-monotone feasible set: minimal = no feasible node strictly below at all
+            out = []
+            for i in ids[keep]:
+                if (self.below(self.levels[i]) & mask).sum() == 1:
+                    out.append(i)
+            return np.array(out, dtype=np.int64)
+        return ids[keep]
+
+    def _upward_closed(self, mask: np.ndarray) -> bool:
+        ids = np.flatnonzero(mask)
+        for j in range(self.r):
+            has = self.levels[ids, j] < self.heights[j]
+            if not mask[ids[has] + self.strides[j]].all():
+                return False
+        return True
+
+
+def preference(levels: np.ndarray, heights: np.ndarray, criterion: str = "absolute") -> np.ndarray:
+    """Preference criteria among k-minimal generalizations (survey §2.8) for distance vectors.
+
+    ``"absolute"``: ``Σ d_j`` (height); ``"relative"``: ``Σ d_j / h_j``. Both lower is better.
+    (The *distribution* and *suppression* criteria need the data: they are the
+    ``average_class_size`` measure and the suppressed count of a node.)
+    """
+    levels = np.atleast_2d(levels)
+    if criterion == "absolute":
+        return levels.sum(axis=1).astype(float)
+    if criterion == "relative":
+        h = np.where(heights > 0, heights, 1)
+        return (levels / h).sum(axis=1)
+    raise ValueError(f"Unknown preference criterion {criterion!r}; use 'absolute' or 'relative'.")
+
+
+@dataclass
+class LatticeResult:
+    """Outcome of a lattice search: the optimum, the k-minimal nodes and the classified lattice.
+
+    Attributes
+    ----------
+    levels : ndarray (N, r)
+        Every node's level vector, by node id (lexicographic order).
+    state : ndarray of int8 (N,)
+        ``1`` feasible, ``-1`` infeasible, ``0`` not classified (only when the search could
+        stop early, e.g. Samarati).
+    evaluated : ndarray of bool (N,)
+        Nodes whose frequency set was actually computed (the rest were tagged by prediction).
+    values, suppressed : ndarray (N,)
+        Measure value and required suppression of evaluated nodes (NaN / -1 elsewhere).
+    optimum : ndarray (r,)
+        Level vector of the best feasible node (ties: lowest height, then lexicographic).
+    minimal : ndarray (m, r)
+        The k-minimal nodes (minimal feasible nodes, survey Def. 5), lexicographic.
+    """
+
+    algorithm: str
+    measure: str
+    max_suppression: float
+    limit: int
+    quasi_identifiers: list[str]
+    heights: np.ndarray
+    levels: np.ndarray
+    state: np.ndarray
+    evaluated: np.ndarray
+    values: np.ndarray
+    suppressed: np.ndarray
+    optimum: np.ndarray
+    value: float
+    optimum_suppressed: int
+    minimal: np.ndarray
+    time_s: float
+    monotone_feasibility: bool
+    monotone_measure: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+    classes: np.ndarray | None = None
+
+    def prefer(self, criterion: str = "absolute") -> np.ndarray:
+        """The k-minimal node preferred by a criterion of the survey's §2.8.
+
+        ``"absolute"`` (least height ``Σ d_j``), ``"relative"`` (least ``Σ d_j/h_j``),
+        ``"distribution"`` (most released classes, i.e. distinct tuples) or
+        ``"suppression"`` (fewest suppressed records). Ties: lowest height, then the
+        lexicographically smallest level vector.
+        """
+        strides = np.ones(len(self.heights), dtype=np.int64)
+        for j in range(len(self.heights) - 2, -1, -1):
+            strides[j] = strides[j + 1] * (self.heights[j + 1] + 1)
+        ids = self.minimal @ strides
+        if criterion in ("absolute", "relative"):
+            key = preference(self.minimal, self.heights, criterion)
+        elif criterion == "distribution":
+            if self.classes is None or (self.classes[ids] < 0).any():
+                raise ValueError("class counts of the k-minimal nodes are not available for this result.")
+            key = -self.classes[ids].astype(float)
+        elif criterion == "suppression":
+            key = self.suppressed[ids].astype(float)
+        else:
+            raise ValueError(
+                f"Unknown preference criterion {criterion!r}; use 'absolute', 'relative', 'distribution' or 'suppression'."
+            )
+        order = np.lexsort((ids, self.minimal.sum(axis=1), key))
+        return self.minimal[order[0]].copy()
+
+    @property
+    def n_nodes(self) -> int:
+        return int(len(self.levels))
+
+    @property
+    def n_evaluated(self) -> int:
+        return int(self.evaluated.sum())
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-able summary (stored in ``release.provenance["lattice"]``)."""
+        out = {
+            "algorithm": self.algorithm,
+            "measure": self.measure,
+            "max_suppression": self.max_suppression,
+            "suppression_limit": self.limit,
+            "quasi_identifiers": list(self.quasi_identifiers),
+            "heights": [int(h) for h in self.heights],
+            "nodes": self.n_nodes,
+            "nodes_evaluated": self.n_evaluated,
+            "nodes_feasible": int((self.state == 1).sum()),
+            "nodes_infeasible": int((self.state == -1).sum()),
+            "nodes_unclassified": int((self.state == 0).sum()),
+            "optimum": [int(x) for x in self.optimum],
+            "value": float(self.value),
+            "suppressed": int(self.optimum_suppressed),
+            "k_minimal": [[int(x) for x in row] for row in self.minimal[:1000]],
+            "n_k_minimal": int(len(self.minimal)),
+            "monotone_feasibility": self.monotone_feasibility,
+            "monotone_measure": self.monotone_measure,
+            "time_s": round(self.time_s, 6),
+        }
+        out.update(self.extra)
+        return out
+
+
+class LatticeSearch:
+    """Search state over one lattice: node evaluation with roll-up caching and tagging."""
+
+    def __init__(self, enc: Encoded) -> None:
+        self.enc = enc
+        self.lat = Lattice(enc.heights)
+        N = self.lat.size
+        self.state = np.zeros(N, dtype=np.int8)
+        self.evaluated = np.zeros(N, dtype=bool)
+        self.values = np.full(N, np.nan)
+        self.sup = np.full(N, -1, dtype=np.int64)
+        self.classes = np.full(N, -1, dtype=np.int64)
+        self.dm_bound = np.zeros(N)
+        # frequency-set cache (roll-up sources); the bottom is always kept
+        self._cache: dict[int, FrequencySet] = {}
+        self._cache_cells = 0
+        self._n_cached = 0
+        self._evict_next = 0
+        self._tagging = False  # predictive tagging allowed (monotone classification running)
+        self._cache_ids = np.zeros(0, dtype=np.int64)
+        self._cache_rows = np.zeros(0, dtype=np.int64)
+        self._cache_levels = np.zeros((0, self.lat.r), dtype=np.int64)
+        self._remember(0, enc.bottom)
+
+    # ------------------------------------------------------------------ evaluation
+    def _source(self, node: int) -> tuple[int, FrequencySet]:
+        lv = self.lat.levels[node]
+        i = int(_source_kernel(self._cache_levels, self._cache_rows, self._n_cached, lv))
+        cid = int(self._cache_ids[i])
+        if cid == 0 and node != 0 and self.enc.bottom.n_rows > _HUB_MIN_ROWS:
+            # hub: the node itself with every raised column at level 1 (at most 2^r hubs);
+            # far smaller than the bottom, and a valid source for every node above it
+            hid = self.lat.node_id(np.minimum(lv, 1))
+            if hid != node and hid != 0:
+                if hid not in self._cache:
+                    ev = self.evaluate(hid, (0, self.enc.bottom))
+                    if self.state[hid] == 0:
+                        self.state[hid] = 1 if ev.feasible else -1
+                        if self._tagging:
+                            _tag_kernel(self.lat.levels8, self.state, self.lat.levels8[hid], ev.feasible, self.state[hid])
+                    self._remember(hid, ev.fs)  # type: ignore[arg-type]
+                if hid in self._cache:
+                    return hid, self._cache[hid]
+        return cid, self._cache[cid]
+
+    def _remember(self, node: int, fs: FrequencySet) -> None:
+        """Cache a frequency set as a roll-up source; evict the oldest (lowest, largest) first."""
+        if node in self._cache or fs.tab.size > _CACHE_BUDGET:
+            return
+        while self._cache_cells + fs.tab.size > _CACHE_BUDGET:
+            i = self._evict_next
+            self._evict_next += 1
+            vid = int(self._cache_ids[i])
+            if vid == 0 or self._cache_rows[i] == _NEVER:
+                continue
+            self._cache_cells -= self._cache.pop(vid).tab.size
+            self._cache_rows[i] = _NEVER
+        k = self._n_cached
+        if k == len(self._cache_ids):
+            grow = max(64, k)
+            self._cache_ids = np.concatenate([self._cache_ids, np.zeros(grow, dtype=np.int64)])
+            self._cache_rows = np.concatenate([self._cache_rows, np.zeros(grow, dtype=np.int64)])
+            self._cache_levels = np.concatenate([self._cache_levels, np.zeros((grow, self.lat.r), dtype=np.int64)])
+        self._cache[node] = fs
+        self._cache_ids[k] = node
+        self._cache_rows[k] = fs.n_rows
+        self._cache_levels[k] = self.lat.levels[node]
+        self._n_cached = k + 1
+        self._cache_cells += fs.tab.size
+
+    def evaluate(self, node: int, src: tuple[int, FrequencySet] | None = None) -> NodeEval:
+        """Evaluate ``node`` (roll-up from the smallest cached finer frequency set)."""
+        sid, sfs = src if src is not None else self._source(node)
+        ev = self.enc.evaluate(sfs, self.lat.levels[sid], self.lat.levels[node])
+        self.evaluated[node] = True
+        self.values[node] = ev.value
+        self.sup[node] = ev.suppressed
+        self.classes[node] = ev.n_classes
+        self.dm_bound[node] = ev.dm_bound
+        return ev
+
+    def check(self, node: int, tag: bool) -> bool:
+        """Evaluate ``node``, classify it, and (``tag``) tag by monotonicity of feasibility."""
+        ev = self.evaluate(node)
+        self._remember(node, ev.fs)  # type: ignore[arg-type]
+        lv = self.lat.levels[node]
+        self.state[node] = 1 if ev.feasible else -1
+        if tag:
+            _tag_kernel(self.lat.levels8, self.state, lv.astype(np.int8), ev.feasible, 1 if ev.feasible else -1)
+        return ev.feasible
+
+    # ------------------------------------------------------------------ classification
+    def classify_flash(self, priority: np.ndarray) -> None:
+        """Classify every node as feasible / infeasible (feasibility must be monotone).
+
+        FLASH-style (Kohlmayer et al. 2012, as in ARX): walk the lattice by height; from each
+        unclassified node build a path upward through unclassified direct generalizations
+        (the one with the lowest ``priority`` first) and binary-search the path for its
+        lowest feasible node. Every evaluation tags all generalizations of a feasible node
+        feasible and all specializations of an infeasible node infeasible (predictive
+        tagging), so each node is evaluated at most once and most are never evaluated.
+        """
+        lat = self.lat
+        order = np.lexsort((priority, lat.height))
+        state = self.state
+        self._tagging = True
+        for start in order:
+            if state[start] != 0:
+                continue
+            path = [int(start)]
+            cur = int(start)
+            while True:
+                succ = [s for s in lat.successors(cur) if state[s] == 0]
+                if not succ:
+                    break
+                cur = min(succ, key=lambda s: (priority[s], s))
+                path.append(cur)
+            lo, hi = 0, len(path) - 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                node = path[mid]
+                if state[node] == 0:
+                    self.check(node, tag=True)
+                if state[node] == 1:
+                    hi = mid - 1
+                else:
+                    lo = mid + 1
+        self._tagging = False
+
+    def classify_all(self) -> None:
+        """Evaluate every node, bottom-up by height, each rolled up from a direct specialization."""
+        lat = self.lat
+        prev: dict[int, FrequencySet] = {0: self.enc.bottom}
+        for h in range(int(lat.height.max()) + 1):
+            cur: dict[int, FrequencySet] = {}
+            for node in np.flatnonzero(lat.height == h):
+                node = int(node)
+                if node == 0:
+                    src = (0, self.enc.bottom)
+                else:
+                    preds = [p for p in lat.predecessors(node) if p in prev]
+                    p = min(preds, key=lambda q: prev[q].n_rows)
+                    src = (p, prev[p])
+                ev = self.evaluate(node, src)
+                self.state[node] = 1 if ev.feasible else -1
+                cur[node] = ev.fs  # type: ignore[assignment]
+            prev = cur
+
+    # ------------------------------------------------------------------ optimum
+    def value_of(self, node: int) -> float:
+        if not self.evaluated[node]:
+            ev = self.evaluate(node)
+            self._remember(node, ev.fs)  # type: ignore[arg-type]
+        return float(self.values[node])
+
+    def _propagate(self, bound: np.ndarray) -> np.ndarray:
+        """Max of each node's bound and its specializations' bounds (bottom-up by height)."""
+        lat = self.lat
+        if not hasattr(self, "_layers"):
+            self._layers = [np.flatnonzero(lat.height == h) for h in range(int(lat.height.max()) + 1)]
+        for layer in self._layers[1:]:
+            inh = bound[layer]
+            for j in range(lat.r):
+                has = lat.levels[layer, j] > 0
+                inh[has] = np.maximum(inh[has], bound[layer[has] - lat.strides[j]])
+            bound[layer] = inh
+        return bound
+
+    def pick(self, ids: np.ndarray) -> int:
+        """Best of evaluated ``ids``: lowest value (within a relative 1e-9), then height, then lexicographic."""
+        ids = np.asarray(ids, dtype=np.int64)
+        vals = self.values[ids]
+        best = np.nanmin(vals)
+        cand = ids[vals <= best + _TOL * max(1.0, abs(best))]
+        o = np.lexsort((cand, self.lat.height[cand]))
+        return int(cand[o[0]])
+
+    def optimum_monotone(self) -> int:
+        """Monotone measure and feasibility: the optimum is a k-minimal node."""
+        mins = self.lat.minimal(self.state == 1)
+        for m in mins:
+            self.value_of(int(m))
+        return self.pick(mins)
+
+    def optimum_exact(self) -> int:
+        """Exact optimum over all feasible nodes when the measure is not monotone.
+
+        Additive measures: visit feasible nodes by increasing no-suppression cost (a lower
+        bound of the node's and every generalization's value) and stop once it exceeds the
+        best value. Discernibility: propagate Bayardo–Agrawal's bound
+        ``Σ_E |E|·max(|E|, k)`` of every evaluated node to its generalizations, evaluate
+        feasible nodes best-first by bound and stop when every remaining bound exceeds the
+        best value. Average class size: every feasible node.
+        """
+        enc, lat = self.enc, self.lat
+        feas = np.flatnonzero(self.state == 1)
+        ev_f = feas[self.evaluated[feas]]
+        best = float(np.nanmin(self.values[ev_f])) if len(ev_f) else np.inf
+        if enc.additive:
+            gc = enc.gen_cost(lat.levels[feas])
+            for node, g in zip(feas[np.argsort(gc, kind="stable")], np.sort(gc, kind="stable")):
+                if g > best + _TOL * max(1.0, abs(best)):
+                    break
+                best = min(best, self.value_of(int(node)))
+        elif enc.measure == "discernibility":
+            # best-first on the propagated Bayardo–Agrawal bound, re-propagated in batches
+            tol = _TOL * max(1.0, abs(best)) if np.isfinite(best) else 0.0
+            while True:
+                bound = self._propagate(np.where(self.evaluated, self.dm_bound, 0.0))
+                cand = feas[~self.evaluated[feas]]
+                cand = cand[bound[cand] <= best + tol]
+                if not len(cand):
+                    break
+                for node in cand[np.argsort(bound[cand], kind="stable")][:64]:
+                    if bound[node] > best + tol:
+                        break
+                    best = min(best, self.value_of(int(node)))
+                    tol = _TOL * max(1.0, abs(best))
+        else:
+            for node in feas:
+                self.value_of(int(node))
+        return self.pick(feas[self.evaluated[feas]])
+
+
+def _infeasible(enc: Encoded, search: LatticeSearch, algorithm: str) -> InfeasibleError:
+    ev = search.sup[search.evaluated]
+    least = int(ev.min()) if len(ev) else -1
+    models = ", ".join(str(m) for m in enc.models)
+    return InfeasibleError(
+        f"{algorithm}: no full-domain generalization satisfies {models} within max_suppression="
+        f"{enc.max_suppression:g} ({enc.limit} of {enc.n} records); the best node needs {least} suppressed "
+        f"records ({least / enc.n:.2%}). Raise max_suppression or relax the model."
+    )
+
+
+def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
+    """Run the optimal (``"flash"``) or exhaustive (``"exhaustive"``) search on ``enc``."""
+    t0 = time.perf_counter()
+    search = LatticeSearch(enc)
+    lat = search.lat
+    if algorithm == "flash" and enc.monotone_feasibility:
+        # the top node has the least suppression: if it fails, nothing passes
+        if not search.check(lat.top, tag=True):
+            raise _infeasible(enc, search, algorithm)
+        # paths climb by lowest relative distance Σ L_j/h_j first (measure-independent)
+        prio = (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
+        search.classify_flash(prio)
+    else:
+        search.classify_all()
+    feasible = search.state == 1
+    if not feasible.any():
+        raise _infeasible(enc, search, algorithm)
+    monotone_measure = enc.measure_monotone() and enc.monotone_feasibility
+    if algorithm == "exhaustive":
+        best = search.pick(np.flatnonzero(feasible))
+    elif monotone_measure:
+        best = search.optimum_monotone()
+    else:
+        best = search.optimum_exact()
+    mins = lat.minimal(feasible)
+    for m in mins:  # for the preference criteria (already evaluated by flash and exhaustive)
+        search.value_of(int(m))
+    return LatticeResult(
+        algorithm=algorithm,
+        measure=enc.measure,
+        max_suppression=enc.max_suppression,
+        limit=enc.limit,
+        quasi_identifiers=list(enc.dataset.quasi_identifiers),
+        heights=enc.heights.copy(),
+        levels=lat.levels,
+        state=search.state,
+        evaluated=search.evaluated,
+        values=search.values,
+        suppressed=search.sup,
+        optimum=lat.levels[best].copy(),
+        value=float(search.values[best]),
+        optimum_suppressed=int(search.sup[best]),
+        minimal=lat.levels[np.sort(mins)],
+        time_s=time.perf_counter() - t0,
+        monotone_feasibility=enc.monotone_feasibility,
+        monotone_measure=monotone_measure,
+        extra={"strategies": str(lat.n_strategies())},
+        classes=search.classes,
+    )
+
+
+def lattice_search(
+    dataset: Dataset,
+    model: PrivacyModel | Any,
+    *,
+    algorithm: str = "flash",
+    measure: str = "non_uniform_entropy",
+    max_suppression: float = 0.0,
+) -> LatticeResult:
+    """Search the full-domain generalization lattice and return the classified lattice.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Every quasi-identifier needs a uniform-depth hierarchy.
+    model : ClassModel or sequence of ClassModel
+        Privacy models evaluated per equivalence class (k-anonymity, ℓ-diversity, ...).
+    algorithm : {"flash", "exhaustive"}
+        ``"flash"`` prunes (exact); ``"exhaustive"`` evaluates every node (the test oracle).
+    measure : str
+        One of ``non_uniform_entropy``, ``loss``, ``discernibility``,
+        ``average_class_size``, ``precision``, ``height`` (see ``docs/fulldomain.md``).
+    max_suppression : float
+        Fraction of records that may be suppressed, in ``[0, 1]``.
+
+    Returns
+    -------
+    LatticeResult
+    """
+    from ._api import validate_call
+
+    models = validate_call(dataset, model, measure=measure, max_suppression=max_suppression, name=algorithm)
+    if algorithm not in ("flash", "exhaustive"):
+        raise ValueError(f"Unknown lattice algorithm {algorithm!r}; use 'flash' or 'exhaustive'.")
+    require_levels(dataset, algorithm)
+    enc = Encoded(dataset, models, max_suppression, measure)
+    return run_search(enc, algorithm)
+
+
+def build_release(enc: Encoded, result: LatticeResult, algorithm: str) -> Release:
+    """The release of ``result.optimum`` with its required suppression, and provenance."""
+    lo, hi, suppressed, ev = enc.release_arrays(result.optimum)
+    return Release.build(
+        enc.dataset,
+        lo,
+        hi,
+        suppressed=suppressed,
+        recoding="full-domain",
+        levels=result.optimum,
+        provenance={"lattice": result.summary(), "objective": float(result.value), "objective_measure": result.measure},
+    )
