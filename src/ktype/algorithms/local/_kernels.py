@@ -1,0 +1,415 @@
+"""numba kernels of the k-type local-recoding algorithms (no Python loops over rows)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._core import _close, _fcost, plus_box, plus_table
+
+
+@njit(cache=True)
+def _score(X, j, tab, aorder, mins, best):
+    """Partial sum of tab over attributes in ``aorder`` with branch-and-bound: returns the
+    full sum, or +inf as soon as the partial sum plus the remaining minimum exceeds best."""
+    s = 0.0
+    r = aorder.shape[0]
+    for t in range(r):
+        a = aorder[t]
+        s += tab[a, X[j, a]]
+        if s + mins[t + 1] > best:
+            return np.inf
+    return s
+
+
+@njit(cache=True)
+def expand_row(
+    X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed
+):
+    """Algorithm 2 for one row: grow ``S_i = {i}`` greedily to k indices.
+
+    ``dist(S, R_j) = d(S ∪ {R_j}) - d(S)`` is evaluated for every j not in S through a
+    per-attribute table over the domain (the closure changes only along ancestor chains).
+    Exact speed-ups: the best candidate is first seeded from the records that improved the
+    best during the previous full pass and from the ``window`` neighbours of i in
+    lexicographic order; if one of them attains the lower bound ``Σ_a min_v tab[a, v]``
+    of every candidate (for LM: a record inside the current closure), it is an argmin and
+    is taken at once (ties inside the window: lowest index). Otherwise a full pass runs:
+    partial sums over the two costliest attributes for all records (contiguous columns),
+    then the survivors finish with branch-and-bound; ties go to the lowest index. ``mark`` is scratch (left all False); ``picked``
+    receives the k chosen indices (``picked[0] = i``). Returns the closure box.
+    """
+    n, r = X.shape
+    lo = X[i].copy()
+    hi = X[i].copy()
+    mark[i] = True
+    picked[0] = i
+    exp_cost = np.empty(r)
+    nseed = 0
+    for step in range(1, k):
+        tab = plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps)
+        for a in range(r):
+            e = 0.0
+            for v in range(m[a]):
+                e += tab[a, v] * (pn[a, v + 1] - pn[a, v])
+            exp_cost[a] = -e
+        aorder = np.argsort(exp_cost)
+        mins = np.zeros(r + 1)
+        for t in range(r - 1, -1, -1):
+            a = aorder[t]
+            mn = 0.0
+            for v in range(m[a]):
+                if tab[a, v] < mn:
+                    mn = tab[a, v]
+            mins[t] = mins[t + 1] + mn
+        floor = mins[0]
+        best = np.inf
+        bj = n
+        # seed from the best records of the previous full pass (still close to the box)
+        for t in range(min(nseed, seed.shape[0])):
+            j = seed[t]
+            if mark[j]:
+                continue
+            sj = _score(X, j, tab, aorder, mins, best)
+            if sj < best or (sj == best and j < bj):
+                best = sj
+                bj = j
+        # and from lexicographic neighbours
+        p0 = lexpos[i]
+        for d in range(-window, window + 1):
+            q = p0 + d
+            if q < 0 or q >= n:
+                continue
+            j = lexorder[q]
+            if mark[j]:
+                continue
+            s = _score(X, j, tab, aorder, mins, best)
+            if s < best or (s == best and j < bj):
+                best = s
+                bj = j
+        if best <= floor:
+            # a window record already reaches the lower bound of every candidate, so it is
+            # an exact argmin: take it (ties inside the window -> lowest index) and skip the
+            # full pass
+            mark[bj] = True
+            picked[step] = bj
+            lo, hi = plus_box(X[bj], lo, hi, anc, nlo, nhi, tree)
+            continue
+        # stage 1 (branch-free, contiguous columns): partial sums over the T costliest
+        # attributes for every record, then keep the survivors of the bound
+        T = min(r, 2)
+        for j in range(n):
+            acc[j] = 0.0
+        for u in range(T):
+            a = aorder[u]
+            col = XT[a]
+            for j in range(n):
+                acc[j] += tab[a, col[j]]
+        c = 0
+        bound = best - mins[T]
+        for j in range(n):
+            cand[c] = j
+            part[c] = acc[j]
+            c += 1 if acc[j] <= bound else 0
+        # stage 2: the remaining attributes on the survivors, in index order
+        for t in range(c):
+            j = cand[t]
+            s = part[t]
+            ok = True
+            for u in range(T, r):
+                a = aorder[u]
+                s += tab[a, X[j, a]]
+                if s + mins[u + 1] > best:
+                    ok = False
+                    break
+            if mark[j]:
+                continue
+            if ok and (s < best or (s == best and j < bj)):
+                best = s
+                bj = j
+                seed[nseed % seed.shape[0]] = j
+                nseed += 1
+            if best <= floor and bj <= j:
+                break
+        mark[bj] = True
+        picked[step] = bj
+        lo, hi = plus_box(X[bj], lo, hi, anc, nlo, nhi, tree)
+    for t in range(k):
+        mark[picked[t]] = False
+    return lo, hi
+
+
+@njit(cache=True)
+def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos):
+    """Algorithm 2 for every row: (n, r) boxes and the (n, k) chosen index sets."""
+    n, r = X.shape
+    LO = np.empty((n, r), dtype=np.int32)
+    HI = np.empty((n, r), dtype=np.int32)
+    S = np.empty((n, k), dtype=np.int64)
+    mark = np.zeros(n, dtype=np.bool_)
+    picked = np.empty(k, dtype=np.int64)
+    window = 2 * k + 2
+    XT = np.ascontiguousarray(X.T)
+    cand = np.empty(n, dtype=np.int64)
+    part = np.empty(n)
+    acc = np.empty(n)
+    seed = np.empty(2 * k + 2, dtype=np.int64)
+    for i in range(n):
+        lo, hi = expand_row(
+            X,
+            XT,
+            i,
+            k,
+            anc,
+            nlo,
+            nhi,
+            tree,
+            m,
+            measure,
+            pn,
+            ps,
+            mark,
+            picked,
+            lexorder,
+            lexpos,
+            window,
+            cand,
+            part,
+            acc,
+            seed,
+        )
+        LO[i] = lo
+        HI[i] = hi
+        S[i] = picked
+    return LO, HI, S
+
+
+@njit(cache=True)
+def alg3_run(X, LO, HI, k, order, anc, nlo, nhi, tree, m, measure, pn, ps, deg):
+    """Algorithm 3 ((1,k) completion) in place on LO/HI, visiting rows in ``order``.
+
+    ``deg[i]`` (number of generalized records consistent with R_i) must be exact on entry
+    and is maintained: when R̄_j grows, every record newly inside it gains one.
+    Returns the number of generalized cells changed.
+    """
+    n, r = X.shape
+    changes = 0
+    for t in range(n):
+        i = order[t]
+        if deg[i] >= k:
+            continue
+        need = k - deg[i]
+        # candidates: rows j whose R̄_j is not consistent with R_i; keep the ``need``
+        # smallest deltas in a sorted buffer (ties -> lowest index)
+        bw = np.full(need, np.inf)
+        bj = np.full(need, n, dtype=np.int64)
+        for j in range(n):
+            cons = True
+            for a in range(r):
+                v = X[i, a]
+                if v < LO[j, a] or v > HI[j, a]:
+                    cons = False
+                    break
+            if cons:
+                continue
+            # c(R_i + R̄_j) - c(R̄_j), with early exit for LM (every term >= 0)
+            worst = bw[need - 1]
+            sd = 0.0
+            pruned = False
+            for a in range(r):
+                v = X[i, a]
+                if LO[j, a] <= v and v <= HI[j, a]:
+                    continue
+                l2, h2 = _close(a, min(LO[j, a], v), max(HI[j, a], v), anc, nlo, nhi, tree)
+                sd += _fcost(a, l2, h2, m, measure, pn, ps) - _fcost(a, LO[j, a], HI[j, a], m, measure, pn, ps)
+                if measure == 0 and sd / r >= worst:
+                    pruned = True
+                    break
+            if pruned:
+                continue
+            dj = sd / r
+            if dj >= worst:
+                continue
+            p = need - 1
+            while p > 0 and bw[p - 1] > dj:
+                bw[p] = bw[p - 1]
+                bj[p] = bj[p - 1]
+                p -= 1
+            bw[p] = dj
+            bj[p] = j
+        sel = bj[bj < n]
+        for j in sel:
+            olo = LO[j].copy()
+            ohi = HI[j].copy()
+            nl, nh = plus_box(X[i], olo, ohi, anc, nlo, nhi, tree)
+            LO[j] = nl
+            HI[j] = nh
+            changes += 1
+            for y in range(n):
+                inn = True
+                ino = True
+                for a in range(r):
+                    v = X[y, a]
+                    if v < nl[a] or v > nh[a]:
+                        inn = False
+                        break
+                    if v < olo[a] or v > ohi[a]:
+                        ino = False
+                if inn and not ino:
+                    deg[y] += 1
+    return changes
+
+
+@njit(cache=True)
+def neighbours_of(X, i, LO, HI):
+    """Indices j with R̄_j consistent with R_i (the set Q of Algorithm 5; includes i)."""
+    n, r = X.shape
+    out = np.empty(n, dtype=np.int64)
+    c = 0
+    for j in range(n):
+        ok = True
+        for a in range(r):
+            v = X[i, a]
+            if v < LO[j, a] or v > HI[j, a]:
+                ok = False
+                break
+        if ok:
+            out[c] = j
+            c += 1
+    return out[:c]
+
+
+@njit(cache=True)
+def box_members(X, lo, hi):
+    """Indices y with X_y inside the box."""
+    n, r = X.shape
+    out = np.empty(n, dtype=np.int64)
+    c = 0
+    for y in range(n):
+        ok = True
+        for a in range(r):
+            v = X[y, a]
+            if v < lo[a] or v > hi[a]:
+                ok = False
+                break
+        if ok:
+            out[c] = y
+            c += 1
+    return out[:c]
+
+
+@njit(cache=True)
+def box_edges(X, glo, ghi):
+    """COO arcs (record y, group g) with X_y inside the distinct box g (two passes)."""
+    n, r = X.shape
+    G = glo.shape[0]
+    cnt = 0
+    for y in range(n):
+        for g in range(G):
+            ok = True
+            for a in range(r):
+                v = X[y, a]
+                if v < glo[g, a] or v > ghi[g, a]:
+                    ok = False
+                    break
+            if ok:
+                cnt += 1
+    ys = np.empty(cnt, dtype=np.int64)
+    gs = np.empty(cnt, dtype=np.int64)
+    c = 0
+    for y in range(n):
+        for g in range(G):
+            ok = True
+            for a in range(r):
+                v = X[y, a]
+                if v < glo[g, a] or v > ghi[g, a]:
+                    ok = False
+                    break
+            if ok:
+                ys[c] = y
+                gs[c] = g
+                c += 1
+    return ys, gs
+
+
+@njit(cache=True)
+def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
+    """For every i, the q indices j != i with smallest ``d({R_i, R_j})`` (ties: lowest j).
+
+    Returns ``(idx, w)`` of shape (n, q), sorted by (w, j). O(n^2 r) time, O(n q) memory
+    (never an n x n matrix). Uses per-row domain tables: ``d({R_i, x}) = Σ_a f_a(lca(x_ia, x_a)) / r``.
+    """
+    n, r = X.shape
+    idx = np.empty((n, q), dtype=np.int64)
+    w = np.empty((n, q))
+    for i in range(n):
+        lo = X[i].copy()
+        hi = X[i].copy()
+        tab = plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps)
+        bw = np.full(q, np.inf)
+        bj = np.full(q, n, dtype=np.int64)
+        for j in range(n):
+            if j == i:
+                continue
+            s = 0.0
+            ok = True
+            worst = bw[q - 1]
+            for a in range(r):
+                s += tab[a, X[j, a]]
+                if s > worst:  # measure values per attribute are >= 0 for pair closures? (EM may be < 0 only
+                    # relative to the box; here the base box is a single record with cost 0, so all terms >= 0)
+                    ok = False
+                    break
+            if not ok:
+                continue
+            if s == worst and j > bj[q - 1]:
+                continue
+            # insert (s, j) into the sorted buffer
+            p = q - 1
+            while p > 0 and (bw[p - 1] > s or (bw[p - 1] == s and bj[p - 1] > j)):
+                bw[p] = bw[p - 1]
+                bj[p] = bj[p - 1]
+                p -= 1
+            bw[p] = s
+            bj[p] = j
+        for t in range(q):
+            idx[i, t] = bj[t]
+            w[i, t] = bw[t] / r
+    return idx, w
+
+
+@njit(cache=True)
+def closures_of_sets(X, S, anc, nlo, nhi, tree):
+    """Closure box of each index set (rows of S; entries < 0 are ignored)."""
+    n, k = S.shape
+    r = X.shape[1]
+    LO = np.empty((n, r), dtype=np.int32)
+    HI = np.empty((n, r), dtype=np.int32)
+    for t in range(n):
+        for a in range(r):
+            lo = 1 << 30
+            hi = -1
+            for s in range(k):
+                j = S[t, s]
+                if j < 0:
+                    continue
+                v = X[j, a]
+                if v < lo:
+                    lo = v
+                if v > hi:
+                    hi = v
+            l2, h2 = _close(a, lo, hi, anc, nlo, nhi, tree)
+            LO[t, a] = l2
+            HI[t, a] = h2
+    return LO, HI
+
+
+@njit(cache=True)
+def union_box_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
+    """Cost (mean over attributes) of the closure of the union of two boxes."""
+    r = alo.shape[0]
+    s = 0.0
+    for a in range(r):
+        l2, h2 = _close(a, min(alo[a], blo[a]), max(ahi[a], bhi[a]), anc, nlo, nhi, tree)
+        s += _fcost(a, l2, h2, m, measure, pn, ps)
+    return s / r

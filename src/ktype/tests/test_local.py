@@ -1,0 +1,511 @@
+"""Tests of the local-recoding algorithms (k-concealment pipeline, baselines, Gionis-Tassa).
+
+Fixtures and properties from §7 of the k-concealment spec and §6 of the Gionis-Tassa spec.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ktype.algorithms import run
+from ktype.algorithms.local import (
+    Problem,
+    agglomerative_clusters,
+    all_matches,
+    cluster_boxes,
+    forest_clusters,
+    k1_expansion,
+    k_conceal,
+    l_diverse_merge,
+    l_diversify,
+    one_k_completion,
+    optimal_k1,
+    p_sensitize,
+    randomized_k1,
+    setcover_clusters,
+)
+from ktype.algorithms.local.clustering import decompose_forest
+from ktype.algorithms.local.gionis_tassa import phase2_partition
+from ktype.data.dataset import Dataset
+from ktype.data.hierarchy import Hierarchy
+from ktype.exceptions import InfeasibleError, InvalidParameterError
+from ktype.models.kanonymity import KAnonymity
+from ktype.models.ktype_models import KConcealment, KKAnonymity, KOneAnonymity
+from ktype.models.ldiversity import FrequencyLDiversity, PSensitivity
+from ktype.release import Release
+
+
+# ---------------------------------------------------------------------------- helpers
+def random_dataset(seed: int, n: int = 8, r: int = 2, m: int = 6, n_sens: int = 3) -> Dataset:
+    rng = np.random.default_rng(seed)
+    data = {f"a{j}": rng.integers(0, m, n) for j in range(r)}
+    data["s"] = rng.integers(0, n_sens, n)
+    df = pd.DataFrame(data)
+    hier = {}
+    for j in range(r):
+        if j % 2 == 0:
+            hier[f"a{j}"] = Hierarchy.intervals(range(m), [2, 4], name=f"a{j}")
+        else:
+            hier[f"a{j}"] = Hierarchy.from_subsets(list(range(m)), [[0, 1, 2], [0, 1], [m - 2, m - 1]], name=f"a{j}")
+    return Dataset(df, quasi_identifiers=[f"a{j}" for j in range(r)], sensitive=["s"], hierarchies=hier)
+
+
+def consistency(X: np.ndarray, LO: np.ndarray, HI: np.ndarray) -> np.ndarray:
+    """Dense adjacency cons[i, j] = R̄_j consistent with R_i (tests only, small n)."""
+    return ((X[:, None, :] >= LO[None]) & (X[:, None, :] <= HI[None])).all(axis=2)
+
+
+def brute_matches(adj: np.ndarray) -> np.ndarray:
+    """Edges on some perfect matching, by enumerating permutations (n <= 8)."""
+    n = len(adj)
+    out = np.zeros_like(adj)
+    for perm in itertools.permutations(range(n)):
+        if all(adj[i, perm[i]] for i in range(n)):
+            out[np.arange(n), perm] = True
+    return out
+
+
+def scc_matches(X, LO, HI) -> np.ndarray:
+    comp, _ = all_matches(X, LO, HI)
+    return consistency(X, LO, HI) & (comp[:, None] == comp[None, :])
+
+
+def table1() -> tuple[Dataset, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Table 1 of the k-concealment paper with (b) its 2-anonymization and (c) 2-concealment."""
+    df = pd.DataFrame(
+        {
+            "age": [30, 21, 21, 55, 47],
+            "zip": ["10055", "10055", "10023", "10165", "10224"],
+            "disease": ["Measles", "Flu", "Angina", "Flu", "Diabetes"],
+        }
+    )
+    H = {
+        "age": Hierarchy.from_subsets([21, 30, 47, 55], [[21, 30], [47, 55]], name="age"),
+        "zip": Hierarchy.from_subsets(["10023", "10055", "10165", "10224"], [["10023", "10055"]], name="zip"),
+    }
+    ds = Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"], hierarchies=H)
+    age, zp = ds.hierarchies
+    a21_30 = (age.rank_of(21), age.rank_of(30))
+    a47_55 = (age.rank_of(47), age.rank_of(55))
+    z100 = (zp.rank_of("10023"), zp.rank_of("10055"))
+    zall = (0, 3)
+    a21 = age.rank_of(21)
+    z55 = zp.rank_of("10055")
+    rows_c = [(a21_30, (z55, z55)), ((a21, a21), z100), (a21_30, z100), (a47_55, zall), (a47_55, zall)]
+    rows_b = [(a21_30, z100)] * 3 + [(a47_55, zall)] * 2
+    LOc = np.array([[a[0], z[0]] for a, z in rows_c], dtype=np.int32)
+    HIc = np.array([[a[1], z[1]] for a, z in rows_c], dtype=np.int32)
+    LOb = np.array([[a[0], z[0]] for a, z in rows_b], dtype=np.int32)
+    HIb = np.array([[a[1], z[1]] for a, z in rows_b], dtype=np.int32)
+    return ds, LOb, HIb, LOc, HIc
+
+
+# ---------------------------------------------------------------------------- Table 1 / Alg 4
+def test_table1_matches_and_components():
+    ds, LOb, HIb, LOc, HIc = table1()
+    X = ds.X
+    adj = consistency(X, LOc, HIc)
+    expected = np.array([[1, 0, 1, 0, 0], [1, 1, 1, 0, 0], [0, 1, 1, 0, 0], [0, 0, 0, 1, 1], [0, 0, 0, 1, 1]], bool)
+    assert (adj == expected).all()
+    comp, counts = all_matches(X, LOc, HIc)
+    assert comp[0] == comp[1] == comp[2] and comp[3] == comp[4] and comp[0] != comp[3]
+    assert counts.tolist() == [2, 3, 2, 2, 2]
+    _, counts_b = all_matches(X, LOb, HIb)
+    assert counts_b.tolist() == [3, 3, 3, 2, 2]
+    p = Problem.from_dataset(ds, "lm")
+    assert p.table_cost(LOc, HIc) < p.table_cost(LOb, HIb)
+
+
+def test_table1_pipeline_is_2_concealed_and_cheaper_than_2_anonymity():
+    ds, LOb, HIb, _, _ = table1()
+    rel = run("k_concealment", ds, KConcealment(2))
+    assert KConcealment(2).check(rel).satisfied
+    p = Problem.from_dataset(ds, "lm")
+    X = ds.X[rel.source]
+    order = np.argsort(rel.source)
+    assert (X[order] == ds.X).all()
+    assert p.table_cost(rel.lo, rel.hi) <= p.table_cost(LOb, HIb)
+
+
+def test_figure4_unique_perfect_matching():
+    """Figure 4: a 4-cycle of non-horizontal edges but only the identity is a matching."""
+    adj = np.eye(4, dtype=bool)
+    for u, v in [(0, 2), (1, 2), (1, 3), (0, 3)]:
+        adj[u, v] = True
+    bm = brute_matches(adj)
+    assert (bm == np.eye(4, dtype=bool)).all()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_alg4_equals_brute_force(seed):
+    ds = random_dataset(seed, n=7, r=2, m=5)
+    p = Problem.from_dataset(ds)
+    rng = np.random.default_rng(seed)
+    # random generalization: every cell lifted to a random ancestor-or-self interval
+    LO, HI = p.X.copy(), p.X.copy()
+    for _ in range(3):
+        rows = rng.integers(0, ds.n, 3)
+        others = rng.integers(0, ds.n, 3)
+        for i, j in zip(rows, others):
+            from ktype.algorithms.local._core import plus_box
+
+            LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    adj = consistency(p.X, LO, HI)
+    assert (scc_matches(p.X, LO, HI) == brute_matches(adj)).all()
+
+
+# ---------------------------------------------------------------------------- Alg 1 / Alg 2
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [2, 3])
+def test_alg1_optimal_and_alg2_ratio(seed, k):
+    ds = random_dataset(seed, n=7, r=2, m=6)
+    p = Problem.from_dataset(ds, "lm")
+    LO1, HI1 = optimal_k1(p, k)
+    # brute force, independently through Problem.d over index sets
+    for i in range(ds.n):
+        best = min(p.d([i, *T]) for T in itertools.combinations([j for j in range(ds.n) if j != i], k - 1))
+        assert math.isclose(p.record_costs(LO1[i : i + 1], HI1[i : i + 1])[0], best, abs_tol=1e-12)
+    LO2, HI2, S = k1_expansion(p, k, return_sets=True)
+    adj = consistency(p.X, LO2, HI2)
+    assert (adj.sum(axis=0) >= k).all()  # (k,1)
+    for i in range(ds.n):
+        assert S[i, 0] == i and len(set(S[i].tolist())) == k
+        lo, hi = p.closure_of(S[i])
+        assert (lo == LO2[i]).all() and (hi == HI2[i]).all()
+    assert p.table_cost(LO2, HI2) <= (k - 1) * p.table_cost(LO1, HI1) + 1e-12  # Prop. 13 (LM)
+
+
+def test_alg1_refuses_big_inputs():
+    ds = random_dataset(0, n=60, r=2)
+    with pytest.raises(InvalidParameterError, match="exhaustive"):
+        optimal_k1(Problem.from_dataset(ds), 5)
+
+
+# ---------------------------------------------------------------------------- Alg 3 / Alg 5
+@pytest.mark.parametrize("seed", range(8))
+def test_alg3_and_alg5_properties(seed):
+    ds = random_dataset(seed, n=8, r=2, m=6)
+    p = Problem.from_dataset(ds, "lm")
+    k = 3
+    LO2, HI2 = k1_expansion(p, k)
+    order = np.random.default_rng(seed).permutation(ds.n)
+    LO3, HI3 = one_k_completion(p, LO2, HI2, k, order=order)
+    assert (LO3 <= LO2).all() and (HI3 >= HI2).all()
+    adj = consistency(p.X, LO3, HI3)
+    assert (adj.sum(axis=1) >= k).all() and (adj.sum(axis=0) >= k).all()  # (k,k)
+    LO5, HI5, st = k_conceal(p, LO3, HI3, k, return_state=True)
+    LOf, HIf = k_conceal(p, LO3, HI3, k, mode="full")
+    assert (LO5 == LOf).all() and (HI5 == HIf).all()  # incremental == full recomputation
+    assert (LO5 <= LO3).all() and (HI5 >= HI3).all()
+    bm = brute_matches(consistency(p.X, LO5, HI5))
+    assert (bm.sum(axis=1) >= k).all()  # k-concealed (brute force)
+    adj5 = consistency(p.X, LO5, HI5)
+    assert (adj5.sum(axis=0) >= k).all() and (adj5.sum(axis=1) >= k).all()
+    assert st.upgrades <= ds.n * (k - 1)
+    # rows with >= k matches before Algorithm 5 are untouched... only when they are visited
+    # first; the first visited row changes iff it had fewer than k matches
+    first = 0
+    had = brute_matches(consistency(p.X, LO3, HI3))[first].sum()
+    changed = not ((LO5[first] == LO3[first]).all() and (HI5[first] == HI3[first]).all())
+    if had >= k:
+        assert not changed
+
+
+def test_alg5_incremental_equals_full_on_larger_table():
+    ds = random_dataset(3, n=120, r=3, m=12, n_sens=4)
+    p = Problem.from_dataset(ds, "em")
+    k = 4
+    LO, HI = one_k_completion(p, *k1_expansion(p, k), k)
+    order = np.random.default_rng(1).permutation(ds.n)
+    a = k_conceal(p, LO, HI, k, order=order)
+    b = k_conceal(p, LO, HI, k, order=order, mode="full")
+    assert (a[0] == b[0]).all() and (a[1] == b[1]).all()
+    _, counts = all_matches(p.X, *a)
+    assert counts.min() >= k
+
+
+def test_alg5_needs_one_k():
+    ds = random_dataset(0, n=8)
+    p = Problem.from_dataset(ds)
+    with pytest.raises(InfeasibleError, match="Algorithm 3"):
+        k_conceal(p, p.X, p.X, 3)
+
+
+# ---------------------------------------------------------------------------- Alg 6
+def test_alg6_seeded_and_k1():
+    ds = random_dataset(1, n=30, r=2, m=6)
+    p = Problem.from_dataset(ds)
+    k = 3
+    LO, HI, _ = randomized_k1(p, k, rng=np.random.default_rng(5))
+    LO2, HI2, _ = randomized_k1(p, k, rng=np.random.default_rng(5))
+    assert (LO == LO2).all() and (HI == HI2).all()
+    assert (consistency(p.X, LO, HI).sum(axis=0) >= k).all()
+    LO0, HI0 = k1_expansion(p, k)
+    assert not ((LO == LO0).all() and (HI == HI0).all())  # randomization did something
+
+
+def test_alg6_terminates_on_duplicates():
+    df = pd.DataFrame({"a": [3] * 12, "b": [1] * 12, "s": [0, 1] * 6})
+    ds = Dataset(
+        df,
+        quasi_identifiers=["a", "b"],
+        sensitive=["s"],
+        hierarchies={"a": Hierarchy.intervals(range(6), [2]), "b": Hierarchy.flat([0, 1, 2])},
+    )
+    p = Problem.from_dataset(ds)
+    LO, HI, stats = randomized_k1(p, 3, q=4, rng=np.random.default_rng(0), max_trials=5)
+    assert stats["fallback_rows"] == 12  # every R̃_1 equals R̃_0: documented fallback used
+    assert (consistency(p.X, LO, HI).sum(axis=0) >= 3).all()
+    LO1, HI1, _ = randomized_k1(p, 1, rng=np.random.default_rng(0))
+    assert (LO1 == p.X).all() and (HI1 == p.X).all()
+
+
+# ---------------------------------------------------------------------------- Alg 7 / l-variant
+def _match_sets(p, LO, HI):
+    return scc_matches(p.X, LO, HI)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_alg7_p_sensitivity(seed):
+    ds = random_dataset(seed, n=8, r=2, m=6, n_sens=3)
+    p = Problem.from_dataset(ds)
+    s = ds.sensitive_codes["s"]
+    k = 2
+    LO, HI = k_conceal(p, *one_k_completion(p, *k1_expansion(p, k), k), k)
+    nd = len(np.unique(s))
+    LO7, HI7 = p_sensitize(p, LO, HI, s, nd)
+    M = _match_sets(p, LO7, HI7)
+    assert (M.sum(axis=1) >= k).all()
+    for i in range(ds.n):
+        assert len(np.unique(s[M[i]])) >= nd
+    assert (LO7 <= LO).all() and (HI7 >= HI).all()
+    with pytest.raises(InfeasibleError, match="distinct sensitive values"):
+        p_sensitize(p, LO, HI, s, nd + 1)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_l_variant_fixed_point(seed):
+    ds = random_dataset(seed, n=8, r=2, m=6, n_sens=3)
+    p = Problem.from_dataset(ds)
+    s = ds.sensitive_codes["s"]
+    k = 2
+    LO, HI = k_conceal(p, *one_k_completion(p, *k1_expansion(p, k), k), k)
+    counts = np.bincount(s)
+    ell = min(2.0, ds.n / counts.max())
+    LOl, HIl = l_diversify(p, LO, HI, s, ell)
+    M = _match_sets(p, LOl, HIl)
+    for i in range(ds.n):
+        h = np.bincount(s[M[i]])
+        assert M[i].sum() / h.max() >= ell - 1e-12
+    rel = Release.build(ds, LOl, HIl)
+    assert FrequencyLDiversity(ell, scope="matches").check(rel).satisfied
+    with pytest.raises(InfeasibleError, match="diversity of the whole table"):
+        l_diversify(p, LO, HI, s, ds.n / counts.max() + 0.01)
+
+
+# ---------------------------------------------------------------------------- Alg 8 / baselines
+@pytest.mark.parametrize("seed", range(4))
+def test_alg8_properties(seed):
+    ds = random_dataset(seed, n=40, r=2, m=8, n_sens=3)
+    p = Problem.from_dataset(ds)
+    s = ds.sensitive_codes["s"]
+    k = 3
+    lab = agglomerative_clusters(p, k)
+    counts = np.bincount(s)
+    ell = min(1.8, ds.n / counts.max())
+    lab8 = l_diverse_merge(p, lab, s, ell)
+    # a coarsening: each old cluster inside one new cluster
+    pairs = pd.DataFrame({"o": lab, "n": lab8}).drop_duplicates()
+    assert not pairs["o"].duplicated().any()
+    for c in np.unique(lab8):
+        members = lab8 == c
+        assert members.sum() >= k
+        assert members.sum() / np.bincount(s[members]).max() >= ell - 1e-12
+    with pytest.raises(InfeasibleError):
+        l_diverse_merge(p, lab, s, ds.n / counts.max() + 0.01)
+
+
+def test_mediant_bound():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a = rng.integers(0, 5, 3) + np.array([1, 0, 0])
+        b = rng.integers(0, 5, 3) + np.array([0, 1, 0])
+        div = lambda h: h.sum() / h.max()  # noqa: E731
+        assert div(a + b) >= min(div(a), div(b)) - 1e-12
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_baselines_k_anonymous(seed, k):
+    ds = random_dataset(seed, n=30, r=3, m=7)
+    p = Problem.from_dataset(ds)
+    for lab in (agglomerative_clusters(p, k), forest_clusters(p, k)):
+        assert np.bincount(lab).min() >= k
+        LO, HI = cluster_boxes(p, lab)
+        assert KAnonymity(k).check(Release.build(ds, LO, HI)).satisfied
+    sizes = np.bincount(forest_clusters(p, k))
+    assert sizes.max() <= max(2 * k - 1, 3 * k - 3)
+
+
+def test_decompose_long_path():
+    n, k = 50, 4
+    out = np.arange(1, n + 1)
+    out[-1] = -1  # a path 0 -> 1 -> ... -> 49
+    lab = decompose_forest(out, k)
+    sizes = np.bincount(lab)
+    assert sizes.min() >= k and sizes.max() <= 3 * k - 3
+
+
+# ---------------------------------------------------------------------------- Gionis-Tassa
+def _brute_opt(p: Problem, k: int) -> float:
+    """min over partitions into blocks of size >= k of Σ |B| d(B) / n (tiny n)."""
+    n = p.n
+    best = math.inf
+
+    def rec(rest: tuple, acc: float):
+        nonlocal best
+        if acc >= best:
+            return
+        if not rest:
+            best = acc
+            return
+        first, others = rest[0], rest[1:]
+        for size in range(k - 1, len(others) + 1):
+            for comb in itertools.combinations(others, size):
+                left = tuple(x for x in others if x not in comb)
+                if 0 < len(left) < k:
+                    continue
+                block = (first, *comb)
+                rec(left, acc + len(block) * p.d(list(block)))
+
+    rec(tuple(range(n)), 0.0)
+    return best / n
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("k", [2, 3])
+def test_gt_approximation_factors(seed, k):
+    ds = random_dataset(seed, n=8, r=2, m=6)
+    p = Problem.from_dataset(ds, "lm")
+    opt = _brute_opt(p, k)
+    lab = setcover_clusters(p, k)
+    sizes = np.bincount(lab)
+    assert sizes.min() >= k and sizes.max() <= 2 * k - 1
+    cost_a = p.table_cost(*cluster_boxes(p, lab))
+    assert cost_a <= 2 * (1 + math.log(2 * k)) * opt + 1e-12
+    labb = setcover_clusters(p, k, method="boxes")
+    assert np.bincount(labb).min() >= k
+    assert p.table_cost(*cluster_boxes(p, labb)) <= 2 * (1 + math.log(2 * k)) * opt + 1e-12
+    labf = forest_clusters(p, k)
+    cost_b = p.table_cost(*cluster_boxes(p, labf))
+    assert cost_b <= max(2 * k - 1, 3 * k - 3) * opt + 1e-12
+
+
+def test_phase2_partition_sizes():
+    cover = [{0, 1, 2}, {2, 3, 4}, {4, 5, 6, 7}, {7, 8, 0}]
+    parts = phase2_partition(cover, 3)
+    flat = sorted(x for S in parts for x in S)
+    assert flat == list(range(9))
+    assert all(3 <= len(S) <= 5 for S in parts)
+
+
+def test_gt_setcover_refuses_large():
+    ds = random_dataset(0, n=400, r=3, m=60)
+    with pytest.raises(InvalidParameterError, match="gt_forest"):
+        setcover_clusters(Problem.from_dataset(ds), 5)
+
+
+# ---------------------------------------------------------------------------- measures
+def test_lm_and_em_basics():
+    ds = random_dataset(2, n=20, r=2, m=6)
+    for meas in ("lm", "em"):
+        p = Problem.from_dataset(ds, meas)
+        assert p.table_cost(p.X, p.X) == 0.0
+        top = np.tile(p.m - 1, (ds.n, 1)).astype(np.int32)
+        full = p.table_cost(np.zeros_like(p.X), top)
+        if meas == "lm":
+            assert full == 1.0
+        else:
+            H = []
+            for j in range(ds.r):
+                c = np.bincount(p.X[:, j]) / ds.n
+                c = c[c > 0]
+                H.append(-(c * np.log2(c)).sum())
+            assert math.isclose(full, np.mean(H))
+
+
+def test_em_not_monotone():
+    """Spec §2.2: Pr = (0.01, 0.01, 0.98): H({a,b}) = 1 bit > H({a,b,c})."""
+    df = pd.DataFrame({"x": [0] + [1] + [2] * 98})
+    ds = Dataset(df, quasi_identifiers=["x"], hierarchies={"x": Hierarchy.from_subsets([0, 1, 2], [[0, 1]], name="x")})
+    p = Problem.from_dataset(ds, "em")
+    ab = p.record_costs(np.array([[0]], np.int32), np.array([[1]], np.int32))[0]
+    abc = p.record_costs(np.array([[0]], np.int32), np.array([[2]], np.int32))[0]
+    assert math.isclose(ab, 1.0) and abc < 0.2
+
+
+# ---------------------------------------------------------------------------- registry
+@pytest.mark.parametrize(
+    "name, models, opts",
+    [
+        ("k1_anonymity", KOneAnonymity(3), {}),
+        ("kk_anonymity", KKAnonymity(3), {"measure": "em"}),
+        ("k_concealment", KConcealment(3), {}),
+        ("k_concealment", KConcealment(3), {"randomized": True, "rng": 4, "q": 6}),
+        ("k_concealment", [KConcealment(3), PSensitivity(2)], {"randomized": True, "rng": 1}),
+        ("k_concealment", [KConcealment(3), FrequencyLDiversity(1.5)], {"measure": "em"}),
+        ("agglomerative", KAnonymity(3), {"l": 1.5}),
+        ("forest", KAnonymity(3), {}),
+        ("gt_forest", KAnonymity(3), {}),
+        ("gt_setcover", KAnonymity(2), {}),
+    ],
+)
+def test_registered_pipelines_pass_checkers(name, models, opts):
+    ds = random_dataset(5, n=40 if name != "gt_setcover" else 12, r=3, m=8, n_sens=3)
+    rel = run(name, ds, models, **opts)
+    assert rel.provenance["verified"]
+    if name == "agglomerative":
+        assert FrequencyLDiversity(1.5, scope="class").check(rel).satisfied
+
+
+def test_k_concealment_loses_less_than_k_anonymity():
+    ds = random_dataset(11, n=150, r=3, m=12)
+    kc = run("k_concealment", ds, KConcealment(5))
+    ag = run("agglomerative", ds, KAnonymity(5))
+    p = Problem.from_dataset(ds)
+    assert p.table_cost(kc.lo, kc.hi) < p.table_cost(ag.lo, ag.hi)
+
+
+def test_scope_mismatch_is_refused():
+    from ktype.exceptions import UnsupportedModelError
+
+    ds = random_dataset(5, n=20)
+    with pytest.raises(UnsupportedModelError, match="scope"):
+        run("k_concealment", ds, [KConcealment(2), FrequencyLDiversity(1.2, scope="class")])
+
+
+def test_packed_closure_equals_hierarchy_closure():
+    """The numba closure (R + R̄) agrees with the core ``Hierarchy.closure``."""
+    from ktype.algorithms.local._core import close_box
+
+    ds = random_dataset(4, n=30, r=3, m=9)
+    p = Problem.from_dataset(ds)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a, b = np.sort(rng.integers(0, 9, (2, ds.r)), axis=0).astype(np.int32)
+        lo, hi = a.copy(), b.copy()
+        close_box(lo, hi, p.anc, p.nlo, p.nhi, p.tree)
+        for j, h in enumerate(ds.hierarchies):
+            elo, ehi = h.closure(np.array([a[j]]), np.array([b[j]]))
+            assert (lo[j], hi[j]) == (int(elo[0]), int(ehi[0]))
+
+
+def test_alg6_rejects_small_q():
+    ds = random_dataset(1, n=20)
+    with pytest.raises(InvalidParameterError, match="q >= k-1"):
+        randomized_k1(Problem.from_dataset(ds), 5, q=2, rng=np.random.default_rng(0))
