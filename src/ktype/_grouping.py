@@ -60,10 +60,13 @@ def group_ids(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
     if n == 0:
         return np.zeros(0, dtype=np.int64), 0
     keys = pack_keys(cols)
-    if len(keys) == 1:
+    if _is_sorted(keys):  # e.g. a release, already in canonical order: no sort needed
+        order = np.arange(n)
+    elif len(keys) == 1:
         uniq, inv = np.unique(keys[0], return_inverse=True)
         return inv.astype(np.int64).ravel(), int(len(uniq))
-    order = np.lexsort(keys[::-1])
+    else:
+        order = np.lexsort(keys[::-1])
     change = np.zeros(n, dtype=bool)
     change[0] = True
     for c in keys:
@@ -73,6 +76,20 @@ def group_ids(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
     ids = np.empty(n, dtype=np.int64)
     ids[order] = gid_sorted
     return ids, int(gid_sorted[-1] + 1)
+
+
+def _is_sorted(keys: Sequence[np.ndarray]) -> bool:
+    """Whether rows are already in lexicographic order of ``keys`` (O(n) per key)."""
+    n = len(keys[0])
+    if n < 2:
+        return True
+    undecided = np.ones(n - 1, dtype=bool)
+    for k in keys:
+        d = np.sign(k[1:] - k[:-1])
+        if (undecided & (d < 0)).any():
+            return False
+        undecided &= d == 0
+    return True
 
 
 def group_rows(*matrices: np.ndarray) -> tuple[np.ndarray, int]:

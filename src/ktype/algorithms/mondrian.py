@@ -155,12 +155,15 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     idx, starts = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond, *tables)
     # per partition: tight ranks, then the allowed closure (LCA for hierarchies)
     lo, hi = _partition_boxes(X, idx, starts, *tables)
+    part = np.empty(n, dtype=np.int64)
+    part[idx] = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
     return Release.build(
         dataset,
         lo,
         hi,
         recoding="multidimensional",
         provenance={"partitions": int(len(starts)), "mode": mode},
+        classes=part,
     )
 
 
