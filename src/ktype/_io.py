@@ -23,6 +23,9 @@ def atomic_write(path: Path, writer: Callable[[Path], None]) -> None:
     tmp_path = Path(tmp)
     try:
         writer(tmp_path)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp creates 0600; give the usual file mode
         os.replace(tmp_path, path)
     except BaseException:
         tmp_path.unlink(missing_ok=True)
