@@ -148,7 +148,16 @@ class Release:
         if classes is not None and len(classes):
             # sort the (few) classes by their box, then rows by (class rank, the rest)
             classes = np.asarray(classes, dtype=np.int64)
-            _, first, inv = np.unique(classes, return_index=True, return_inverse=True)
+            n_cls = int(classes.max()) + 1
+            if classes.min() >= 0 and n_cls <= len(classes):  # dense ids: O(n), no sort
+                first = np.full(n_cls, len(classes), dtype=np.int64)
+                np.minimum.at(first, classes, np.arange(len(classes)))
+                used = first < len(classes)
+                remap = np.cumsum(used) - 1
+                first = first[used]
+                inv = remap[classes]
+            else:
+                _, first, inv = np.unique(classes, return_index=True, return_inverse=True)
             corder = lexsort_rows([c[first] for c in box_cols])
             crank = np.empty(len(first), dtype=np.int64)
             crank[corder] = np.arange(len(first))
