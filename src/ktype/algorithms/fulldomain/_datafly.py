@@ -46,26 +46,13 @@ def datafly_search(enc: Encoded) -> LatticeResult:
         steps.append({"attribute": enc.dataset.quasi_identifiers[j], "distinct": int(distinct[j]), "suppression_needed": int(search.sup[node])})
         node += int(lat.strides[j])
     search.value_of(node)
-    return LatticeResult(
-        algorithm="datafly",
-        measure=enc.measure,
-        max_suppression=enc.max_suppression,
-        limit=enc.limit,
-        quasi_identifiers=list(enc.dataset.quasi_identifiers),
-        heights=enc.heights.copy(),
-        levels=lat.levels,
-        state=search.state,
-        evaluated=search.evaluated,
-        values=search.values,
-        suppressed=search.sup,
-        optimum=lat.levels[node].copy(),
-        value=float(search.values[node]),
-        optimum_suppressed=int(search.sup[node]),
-        minimal=lat.levels[[node]],
-        time_s=time.perf_counter() - t0,
+    return search.result(
+        "datafly",
+        node,
+        [node],
+        t0,
         monotone_feasibility=enc.monotone_feasibility,
         monotone_measure=enc.measure_monotone(),
-        classes=search.classes,
         extra={"steps": steps},
     )
 

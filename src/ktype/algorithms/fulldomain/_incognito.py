@@ -114,26 +114,13 @@ def incognito_search(enc: Encoded) -> LatticeResult:
     mins = lat.minimal(search.state == 1)
     for m in mins:
         search.value_of(int(m))
-    return LatticeResult(
-        algorithm="incognito",
-        measure=enc.measure,
-        max_suppression=enc.max_suppression,
-        limit=enc.limit,
-        quasi_identifiers=list(names),
-        heights=H.copy(),
-        levels=lat.levels,
-        state=search.state,
-        evaluated=search.evaluated,
-        values=search.values,
-        suppressed=search.sup,
-        optimum=lat.levels[best].copy(),
-        value=float(search.values[best]),
-        optimum_suppressed=int(search.sup[best]),
-        minimal=lat.levels[np.sort(mins)],
-        time_s=time.perf_counter() - t0,
+    return search.result(
+        "incognito",
+        best,
+        mins,
+        t0,
         monotone_feasibility=True,
         monotone_measure=monotone_measure,
-        classes=search.classes,
         extra={"checks": n_checks, "iterations": trace if n_checks <= 2000 else [{"iteration": t["iteration"], "checked": len(t["checked"]), "surviving": t["surviving"]} for t in trace]},
     )
 

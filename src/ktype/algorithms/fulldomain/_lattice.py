@@ -298,6 +298,44 @@ class LatticeSearch:
         self._cache_levels = np.zeros((0, self.lat.r), dtype=np.int64)
         self._remember(0, enc.bottom)
 
+    def result(
+        self,
+        algorithm: str,
+        best: int,
+        minimal: np.ndarray,
+        t0: float,
+        *,
+        monotone_feasibility: bool,
+        monotone_measure: bool,
+        extra: dict,
+        evaluated: np.ndarray | None = None,
+    ) -> LatticeResult:
+        """The :class:`LatticeResult` of a finished search: optimum ``best``, the k-minimal
+        node ids ``minimal``, started at ``t0`` (``time.perf_counter``)."""
+        enc, lat = self.enc, self.lat
+        return LatticeResult(
+            algorithm=algorithm,
+            measure=enc.measure,
+            max_suppression=enc.max_suppression,
+            limit=enc.limit,
+            quasi_identifiers=list(enc.dataset.quasi_identifiers),
+            heights=enc.heights.copy(),
+            levels=lat.levels,
+            state=self.state,
+            evaluated=self.evaluated if evaluated is None else evaluated,
+            values=self.values,
+            suppressed=self.sup,
+            optimum=lat.levels[best].copy(),
+            value=float(self.values[best]),
+            optimum_suppressed=int(self.sup[best]),
+            minimal=lat.levels[np.sort(np.asarray(minimal, dtype=np.int64))],
+            time_s=time.perf_counter() - t0,
+            monotone_feasibility=monotone_feasibility,
+            monotone_measure=monotone_measure,
+            classes=self.classes,
+            extra=extra,
+        )
+
     # ------------------------------------------------------------------ evaluation
     def _source(self, node: int) -> tuple[int, FrequencySet]:
         lv = self.lat.levels[node]
@@ -536,27 +574,14 @@ def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
     mins = lat.minimal(feasible)
     for m in mins:  # for the preference criteria (already evaluated by flash and exhaustive)
         search.value_of(int(m))
-    return LatticeResult(
-        algorithm=algorithm,
-        measure=enc.measure,
-        max_suppression=enc.max_suppression,
-        limit=enc.limit,
-        quasi_identifiers=list(enc.dataset.quasi_identifiers),
-        heights=enc.heights.copy(),
-        levels=lat.levels,
-        state=search.state,
-        evaluated=search.evaluated,
-        values=search.values,
-        suppressed=search.sup,
-        optimum=lat.levels[best].copy(),
-        value=float(search.values[best]),
-        optimum_suppressed=int(search.sup[best]),
-        minimal=lat.levels[np.sort(mins)],
-        time_s=time.perf_counter() - t0,
+    return search.result(
+        algorithm,
+        best,
+        mins,
+        t0,
         monotone_feasibility=enc.monotone_feasibility,
         monotone_measure=monotone_measure,
         extra={"strategies": str(lat.n_strategies())},
-        classes=search.classes,
     )
 
 

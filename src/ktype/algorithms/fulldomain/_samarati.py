@@ -99,26 +99,14 @@ def samarati_search(enc: Encoded) -> LatticeResult:
     for s in sols:
         search.value_of(int(s))
     best = search.pick(sols)
-    return LatticeResult(
-        algorithm="samarati",
-        measure=enc.measure,
-        max_suppression=enc.max_suppression,
-        limit=enc.limit,
-        quasi_identifiers=list(enc.dataset.quasi_identifiers),
-        heights=enc.heights.copy(),
-        levels=lat.levels,
-        state=search.state,
-        evaluated=search.evaluated | (search.state != 0),
-        values=search.values,
-        suppressed=search.sup,
-        optimum=lat.levels[best].copy(),
-        value=float(search.values[best]),
-        optimum_suppressed=int(search.sup[best]),
-        minimal=lat.levels[np.sort(sols)],
-        time_s=time.perf_counter() - t0,
+    return search.result(
+        "samarati",
+        best,
+        sols,
+        t0,
         monotone_feasibility=True,
         monotone_measure=enc.measure_monotone(),
-        classes=search.classes,
+        evaluated=search.evaluated | (search.state != 0),
         extra={"binary_search": trace, "vt_matrix": bool(use_vt), "outliers": int(cnt[out].sum()), "min_height": low},
     )
 

@@ -242,22 +242,6 @@ def plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
 
 
 @njit(cache=True)
-def contains(X, lo, hi):
-    """Boolean vector: which records X lie in the box (lo, hi)."""
-    n, r = X.shape
-    out = np.zeros(n, dtype=np.bool_)
-    for y in range(n):
-        ok = True
-        for a in range(r):
-            v = X[y, a]
-            if v < lo[a] or v > hi[a]:
-                ok = False
-                break
-        out[y] = ok
-    return out
-
-
-@njit(cache=True)
 def consistent_pair(X, i, lo, hi, j):
     """Whether generalized record j (rows lo[j], hi[j]) is consistent with record i."""
     for a in range(X.shape[1]):
