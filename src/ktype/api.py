@@ -175,13 +175,7 @@ def anonymize(
         models: Any = make_models(k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance)
     else:
         models = model
-    info = get_algorithm(algorithm)
-    kwargs: dict[str, Any] = dict(options)
-    if info.randomized:
-        kwargs["rng"] = rng
-    elif rng is not None:
-        raise InvalidParameterError(f"{info.name} is deterministic and takes no rng.")
-    return info.func(ds, models, progress=progress, **kwargs)
+    return get_algorithm(algorithm).func(ds, models, rng=rng, progress=progress, **options)
 
 
 def check(

@@ -208,12 +208,8 @@ def anonymize(
         from .algorithms import get_algorithm
 
         info = get_algorithm(alg)
-        seed = _pick(rng, cfg, "rng")
-        kwargs: dict[str, Any] = dict(opts)
-        if info.randomized:
-            kwargs["rng"] = seed
         with err.status(f"[bold]{info.name}[/] on {ds.n:,} rows x {ds.r} QIs ..."):
-            rel = info.func(ds, models, **kwargs)
+            rel = info.func(ds, models, rng=_pick(rng, cfg, "rng"), **opts)
         loss = compute_measures(rel)
         summary = {
             "input": str(in_path) if in_path else f"bundled:{ds_name}",

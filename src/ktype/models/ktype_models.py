@@ -58,6 +58,18 @@ class _KTypeModel(PrivacyModel):
     per: ClassVar[str] = "original"
 
 
+def _degree_result(model: str, degrees: np.ndarray, k: int, per: str, release: Release) -> CheckResult:
+    """Verdict "degree >= k" per node of one side of the consistency graph."""
+    ok = degrees >= k
+    summary: dict[str, Any] = {
+        "per": per,
+        "min_degree": _min(degrees),
+        "failing_records": int((~ok).sum()),
+        "suppressed": release.n_suppressed,
+    }
+    return CheckResult(model, bool(ok.all()), ok, summary)
+
+
 @dataclass(frozen=True)
 class OneKAnonymity(_KTypeModel):
     """(1,k)-anonymity: every original record is consistent with at least ``k`` released rows.
@@ -77,14 +89,7 @@ class OneKAnonymity(_KTypeModel):
 
     def check(self, release: Release) -> CheckResult:
         deg_o, _ = consistency_graph(release).degrees()
-        ok = deg_o >= self.k
-        summary: dict[str, Any] = {
-            "per": "original",
-            "min_degree": _min(deg_o),
-            "failing_records": int((~ok).sum()),
-            "suppressed": release.n_suppressed,
-        }
-        return CheckResult(str(self), bool(ok.all()), ok, summary)
+        return _degree_result(str(self), deg_o, self.k, "original", release)
 
 
 @dataclass(frozen=True)
@@ -107,14 +112,7 @@ class KOneAnonymity(_KTypeModel):
 
     def check(self, release: Release) -> CheckResult:
         _, deg_r = consistency_graph(release).degrees()
-        ok = deg_r >= self.k
-        summary: dict[str, Any] = {
-            "per": "released",
-            "min_degree": _min(deg_r),
-            "failing_records": int((~ok).sum()),
-            "suppressed": release.n_suppressed,
-        }
-        return CheckResult(str(self), bool(ok.all()), ok, summary)
+        return _degree_result(str(self), deg_r, self.k, "released", release)
 
 
 @dataclass(frozen=True)
