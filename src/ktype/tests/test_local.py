@@ -509,3 +509,30 @@ def test_alg6_rejects_small_q():
     ds = random_dataset(1, n=20)
     with pytest.raises(InvalidParameterError, match="q >= k-1"):
         randomized_k1(Problem.from_dataset(ds), 5, q=2, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_dynamic_scc_invariants_after_every_upgrade(seed, monkeypatch):
+    """After each upgrade of Algorithms 5/7 the incremental labels equal a full SCC
+    recomputation and the maintained positions are a topological order of the condensation."""
+    from ktype.algorithms.local import kconcealment as kc
+
+    ds = random_dataset(seed, n=60, r=3, m=8, n_sens=3)
+    p = Problem.from_dataset(ds)
+    k = 3
+    LO, HI = one_k_completion(p, *k1_expansion(p, k), k)
+    calls = {"n": 0}
+    orig = kc._Concealer.upgrade
+
+    def checked(self, i, x):
+        orig(self, i, x)
+        if self.mode == "incremental":
+            self.check_order()
+            calls["n"] += 1
+
+    monkeypatch.setattr(kc._Concealer, "upgrade", checked)
+    order = np.random.default_rng(seed).permutation(ds.n)
+    LO5, HI5 = k_conceal(p, LO, HI, k, order=order)
+    s = ds.sensitive_codes[ds.sensitive[0]]
+    kc.p_sensitize(p, LO5, HI5, s, min(3, len(np.unique(s))), order=order)
+    assert calls["n"] > 0

@@ -251,27 +251,6 @@ def consistent_pair(X, i, lo, hi, j):
     return True
 
 
-@njit(cache=True)
-def degrees_u(X, glo, ghi, gcount):
-    """For each record i: Σ over distinct generalized records g containing X_i of count(g)."""
-    n, r = X.shape
-    G = glo.shape[0]
-    deg = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        s = 0
-        for g in range(G):
-            ok = True
-            for a in range(r):
-                v = X[i, a]
-                if v < glo[g, a] or v > ghi[g, a]:
-                    ok = False
-                    break
-            if ok:
-                s += gcount[g]
-        deg[i] = s
-    return deg
-
-
 def unique_boxes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Distinct boxes: ``(glo, ghi, group_of_row, count)``."""
     key = np.concatenate([lo, hi], axis=1)

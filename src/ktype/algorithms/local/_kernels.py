@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ._core import _close, _fcost, plus_box, plus_table
 
@@ -139,48 +139,34 @@ def expand_row(
     return lo, hi
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos):
-    """Algorithm 2 for every row: (n, r) boxes and the (n, k) chosen index sets."""
+    """Algorithm 2 for every row: (n, r) boxes and the (n, k) chosen index sets.
+
+    Rows are independent, so they run in parallel chunks (numba ``prange``), each chunk
+    with its own scratch arrays; the output does not depend on the number of threads.
+    """
     n, r = X.shape
     LO = np.empty((n, r), dtype=np.int32)
     HI = np.empty((n, r), dtype=np.int32)
     S = np.empty((n, k), dtype=np.int64)
-    mark = np.zeros(n, dtype=np.bool_)
-    picked = np.empty(k, dtype=np.int64)
     window = 2 * k + 2
     XT = np.ascontiguousarray(X.T)
-    cand = np.empty(n, dtype=np.int64)
-    part = np.empty(n)
-    acc = np.empty(n)
-    seed = np.empty(2 * k + 2, dtype=np.int64)
-    for i in range(n):
-        lo, hi = expand_row(
-            X,
-            XT,
-            i,
-            k,
-            anc,
-            nlo,
-            nhi,
-            tree,
-            m,
-            measure,
-            pn,
-            ps,
-            mark,
-            picked,
-            lexorder,
-            lexpos,
-            window,
-            cand,
-            part,
-            acc,
-            seed,
-        )
-        LO[i] = lo
-        HI[i] = hi
-        S[i] = picked
+    nchunks = min(n, 64)
+    for c in prange(nchunks):
+        mark = np.zeros(n, dtype=np.bool_)
+        picked = np.empty(k, dtype=np.int64)
+        cand = np.empty(n, dtype=np.int64)
+        part = np.empty(n)
+        acc = np.empty(n)
+        seed = np.empty(2 * k + 2, dtype=np.int64)
+        for i in range(c * n // nchunks, (c + 1) * n // nchunks):
+            lo, hi = expand_row(
+                X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed
+            )
+            LO[i] = lo
+            HI[i] = hi
+            S[i] = picked
     return LO, HI, S
 
 
@@ -279,13 +265,37 @@ def neighbours_of(X, i, LO, HI):
     return out[:c]
 
 
-@njit(cache=True)
-def box_members(X, lo, hi):
-    """Indices y with X_y inside the box."""
+def scan_axis(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The attribute along which the boxes select the fewest records on average, with the
+    records sorted by it: ``(axis, perm, vals)`` (``vals = X[perm, axis]``).
+
+    Box-membership scans then look only at the records whose value on that attribute lies
+    in the box's interval (two binary searches), instead of at all n records.
+    """
     n, r = X.shape
-    out = np.empty(n, dtype=np.int64)
+    if n == 0 or r == 0 or len(glo) == 0:
+        axis = 0
+    else:
+        frac = np.empty(r)
+        for a in range(r):  # loop over attributes
+            pre = np.concatenate([[0], np.cumsum(np.bincount(X[:, a], minlength=int(ghi[:, a].max()) + 1))])
+            frac[a] = (pre[ghi[:, a] + 1] - pre[glo[:, a]]).mean()
+        axis = int(np.argmin(frac))
+    perm = np.argsort(X[:, axis], kind="stable").astype(np.int64) if r else np.arange(n, dtype=np.int64)
+    vals = np.ascontiguousarray(X[perm, axis]) if r else np.zeros(n, dtype=X.dtype)
+    return axis, perm, vals
+
+
+@njit(cache=True)
+def _scan_box(X, perm, vals, axis, lo, hi, out):
+    """Write into ``out`` the records inside the box among those with ``lo[axis] <= x_axis
+    <= hi[axis]``; returns how many (in the order of ``perm``)."""
+    r = X.shape[1]
+    s = np.searchsorted(vals, lo[axis], side="left")
+    e = np.searchsorted(vals, hi[axis], side="right")
     c = 0
-    for y in range(n):
+    for t in range(s, e):
+        y = perm[t]
         ok = True
         for a in range(r):
             v = X[y, a]
@@ -295,44 +305,74 @@ def box_members(X, lo, hi):
         if ok:
             out[c] = y
             c += 1
-    return out[:c]
+    return c
 
 
 @njit(cache=True)
-def box_edges(X, glo, ghi):
-    """COO arcs (record y, group g) with X_y inside the distinct box g (two passes)."""
+def box_members_indexed(X, perm, vals, axis, lo, hi):
+    """Indices y (ascending) with X_y inside the box, scanning along a sorted attribute."""
+    e = np.searchsorted(vals, hi[axis], side="right") - np.searchsorted(vals, lo[axis], side="left")
+    out = np.empty(max(e, 0), dtype=np.int64)
+    c = _scan_box(X, perm, vals, axis, lo, hi, out)
+    out = out[:c]
+    out.sort()
+    return out
+
+
+@njit(cache=True)
+def degrees_indexed(X, glo, ghi, gcount, perm, vals, axis):
+    """For each record y: Σ over distinct generalized records g containing X_y of count(g)."""
+    n = X.shape[0]
+    deg = np.zeros(n, dtype=np.int64)
+    buf = np.empty(n, dtype=np.int64)
+    for g in range(glo.shape[0]):
+        c = _scan_box(X, perm, vals, axis, glo[g], ghi[g], buf)
+        for t in range(c):
+            deg[buf[t]] += gcount[g]
+    return deg
+
+
+@njit(cache=True, parallel=True)
+def box_edges(X, glo, ghi, perm, vals, axis):
+    """COO arcs (record y, group g) with X_y inside the distinct box g, sorted by (y, g).
+
+    Groups are scanned in parallel along the sorted attribute ``axis`` (see
+    :func:`scan_axis`); a stable counting sort by record then orders the arcs.
+    """
     n, r = X.shape
     G = glo.shape[0]
-    cnt = 0
+    cnt = np.zeros(G + 1, dtype=np.int64)
+    for g in prange(G):
+        w = np.searchsorted(vals, ghi[g, axis], side="right") - np.searchsorted(vals, glo[g, axis], side="left")
+        buf = np.empty(max(w, 0), dtype=np.int64)
+        cnt[g + 1] = _scan_box(X, perm, vals, axis, glo[g], ghi[g], buf)
+    for g in range(G):
+        cnt[g + 1] += cnt[g]
+    E = cnt[G]
+    ys0 = np.empty(E, dtype=np.int64)
+    for g in prange(G):
+        c = _scan_box(X, perm, vals, axis, glo[g], ghi[g], ys0[cnt[g] : cnt[g + 1]])
+        seg = ys0[cnt[g] : cnt[g] + c]
+        seg.sort()
+    # stable counting sort by record (groups already ascending)
+    yp = np.zeros(n + 1, dtype=np.int64)
+    for t in range(E):
+        yp[ys0[t] + 1] += 1
     for y in range(n):
-        for g in range(G):
-            ok = True
-            for a in range(r):
-                v = X[y, a]
-                if v < glo[g, a] or v > ghi[g, a]:
-                    ok = False
-                    break
-            if ok:
-                cnt += 1
-    ys = np.empty(cnt, dtype=np.int64)
-    gs = np.empty(cnt, dtype=np.int64)
-    c = 0
-    for y in range(n):
-        for g in range(G):
-            ok = True
-            for a in range(r):
-                v = X[y, a]
-                if v < glo[g, a] or v > ghi[g, a]:
-                    ok = False
-                    break
-            if ok:
-                ys[c] = y
-                gs[c] = g
-                c += 1
+        yp[y + 1] += yp[y]
+    ys = np.empty(E, dtype=np.int64)
+    gs = np.empty(E, dtype=np.int64)
+    for g in range(G):
+        for t in range(cnt[g], cnt[g + 1]):
+            y = ys0[t]
+            q = yp[y]
+            ys[q] = y
+            gs[q] = g
+            yp[y] = q + 1
     return ys, gs
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
     """For every i, the q indices j != i with smallest ``d({R_i, R_j})`` (ties: lowest j).
 
@@ -342,7 +382,7 @@ def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
     n, r = X.shape
     idx = np.empty((n, q), dtype=np.int64)
     w = np.empty((n, q))
-    for i in range(n):
+    for i in prange(n):
         lo = X[i].copy()
         hi = X[i].copy()
         tab = plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps)

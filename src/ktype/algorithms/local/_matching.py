@@ -35,9 +35,9 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from ._core import unique_boxes
-from ._kernels import box_edges, box_members
+from ._kernels import box_edges, box_members_indexed, scan_axis
 
-__all__ = ["MatchGraph", "all_matches"]
+__all__ = ["MatchGraph", "all_matches", "initial_order", "ordered_merge"]
 
 
 class MatchGraph:
@@ -54,7 +54,8 @@ class MatchGraph:
         self.n, self.r = X.shape
         n = self.n
         glo, ghi, gid, _ = unique_boxes(LO, HI)
-        ys, gs = box_edges(X, glo, ghi)  # sorted by y, then g
+        self.axis, self.perm, self.vals = scan_axis(X, glo, ghi)
+        ys, gs = box_edges(X, glo, ghi, self.perm, self.vals, self.axis)  # sorted by y, then g
         self.G = len(glo)
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
         # gin: records inside each group's box (CSR by group, append-only)
@@ -96,7 +97,7 @@ class MatchGraph:
 
     def _new_group(self, key: bytes, lo: np.ndarray, hi: np.ndarray) -> int:
         g = self.G
-        mem = box_members(self.X, lo, hi)
+        mem = self.members(lo, hi)
         s = len(mem)
         if g + 2 > len(self.gin_ptr):
             self.gin_ptr = _grow(self.gin_ptr, 2 * len(self.gin_ptr))
@@ -117,6 +118,10 @@ class MatchGraph:
         self.G += 1
         self._index[key] = g
         return g
+
+    def members(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Records inside the box (lo, hi), ascending (scan along the sorted attribute)."""
+        return box_members_indexed(self.X, self.perm, self.vals, self.axis, lo, hi)
 
     def csr(self) -> csr_matrix:
         """Adjacency of the grouped digraph (nodes: records 0..n-1, then groups)."""
@@ -358,3 +363,301 @@ def _graph_neighbours(i, out_head, arc_next, arc_g, mem_head, mem_next, buf):
     out = buf[:c].copy()
     out.sort()
     return out
+
+
+# ---------------------------------------------------------------------------- dynamic SCCs
+#: gap between consecutive topological positions after (re)numbering
+POS_SPACING = 1 << 32
+
+
+def initial_order(graph: MatchGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """SCC labels of the records with a topological order of the condensation.
+
+    Returns ``(comp, pos, size)``: ``comp[y]`` the SCC label of record y (first-occurrence
+    labels, as :meth:`MatchGraph.components`), ``pos[c]`` a position of label c such that
+    every arc between different SCCs goes from a smaller to a larger position, and
+    ``size[c]`` the number of records labelled c. The order comes from the SCCs of the
+    grouped digraph (scipy) and Kahn's algorithm on its condensation (numba).
+    """
+    A = graph.csr()
+    ncomp, lab = connected_components(A, directed=True, connection="strong")
+    lab = lab.astype(np.int64)
+    rank = _condensation_rank(A.indptr.astype(np.int64), A.indices.astype(np.int64), lab, int(ncomp))
+    comp = _relabel(lab[: graph.n])
+    nlab = int(comp.max()) + 1 if graph.n else 0
+    pos = np.zeros(nlab, dtype=np.int64)
+    pos[comp] = (rank[lab[: graph.n]] + 1) * POS_SPACING
+    size = np.bincount(comp, minlength=nlab).astype(np.int64)
+    return comp, pos, size
+
+
+@njit(cache=True)
+def _condensation_rank(indptr, indices, lab, ncomp):
+    """Topological rank of each SCC label of a digraph (Kahn's algorithm, ties by label)."""
+    N = lab.shape[0]
+    indeg = np.zeros(ncomp, dtype=np.int64)
+    cnt = np.zeros(ncomp + 1, dtype=np.int64)
+    for u in range(N):
+        for t in range(indptr[u], indptr[u + 1]):
+            if lab[u] != lab[indices[t]]:
+                cnt[lab[u] + 1] += 1
+    for c in range(ncomp):
+        cnt[c + 1] += cnt[c]
+    dst = np.empty(cnt[ncomp], dtype=np.int64)
+    fill = cnt[:-1].copy()
+    for u in range(N):
+        for t in range(indptr[u], indptr[u + 1]):
+            v = indices[t]
+            if lab[u] != lab[v]:
+                dst[fill[lab[u]]] = lab[v]
+                fill[lab[u]] += 1
+                indeg[lab[v]] += 1
+    queue = np.empty(ncomp, dtype=np.int64)
+    h = 0
+    tl = 0
+    for c in range(ncomp):
+        if indeg[c] == 0:
+            queue[tl] = c
+            tl += 1
+    rank = np.empty(ncomp, dtype=np.int64)
+    while h < tl:
+        c = queue[h]
+        rank[c] = h
+        h += 1
+        for t in range(cnt[c], cnt[c + 1]):
+            d = dst[t]
+            indeg[d] -= 1
+            if indeg[d] == 0:
+                queue[tl] = d
+                tl += 1
+    return rank
+
+
+@njit(cache=True)
+def _push(buf, c, v):
+    """Append v at index c of a growable int64 buffer; returns the (maybe new) buffer."""
+    if c >= buf.shape[0]:
+        nb = np.empty(2 * buf.shape[0] + 16, dtype=np.int64)
+        nb[: buf.shape[0]] = buf
+        buf = nb
+    buf[c] = v
+    return buf
+
+
+@njit(cache=True)
+def ordered_merge(i, new_src, comp, pos, size, out_head, arc_next, arc_g, mem_head, mem_next, rstamp, gstamp, lstamp, s):
+    """Update SCC labels and the topological order after arcs ``x -> u_i`` (x in ``new_src``).
+
+    Every new arc ends at ``u_i`` (spec §5.4). Let ``L = pos(SCC(i))`` and ``T`` the SCCs of
+    the new sources with a larger position (arcs from smaller positions respect the order
+    and change nothing); ``U = max pos(T)``. Every node on a new cycle lies on a path from
+    i to a source of T, so it has a position in ``[L, U]``: a forward search from i expands
+    only SCCs with position ``< U`` (the SCC at ``U`` has no successor inside the window and
+    is never expanded, which keeps the search away from a giant component sitting at the end
+    of the window). The search records the arcs it scans; a backward pass over them finds
+    the visited records that reach a record of T. Those, SCC(i) and the T components hit
+    merge into one component (labelled as the one at ``U`` if it was hit, else as the
+    largest part, so only visited records are relabelled). Visited components that did not
+    merge are successors of it: they move, in their old relative order, into the gap right
+    after ``U`` (after the merged component, which takes ``U`` or the first slot of the
+    gap). This is the Pearce–Kelly reordering with the backward set left in place.
+
+    ``rstamp`` (records), ``gstamp`` (groups) and ``lstamp`` (labels) are scratch stamp
+    arrays; ``s`` must be a fresh stamp value (three consecutive values are used).
+    Returns -1 if nothing changed, else the label of SCC(i) after the update.
+    """
+    ci = comp[i]
+    L = pos[ci]
+    U = L
+    cU = -1
+    for t in range(new_src.shape[0]):
+        c = comp[new_src[t]]
+        if c != ci and pos[c] > L:
+            lstamp[c] = s  # a T label
+            if pos[c] > U:
+                U = pos[c]
+                cU = c
+    if cU < 0:
+        return -1
+    # ---- forward search from i inside the window, recording scanned arcs
+    vis = np.empty(64, dtype=np.int64)  # visited records (local id = index)
+    nv = 0
+    ug_u = np.empty(64, dtype=np.int64)
+    ug_g = np.empty(64, dtype=np.int64)
+    nug = 0
+    gj_g = np.empty(64, dtype=np.int64)
+    gj_j = np.empty(64, dtype=np.int64)
+    ngj = 0
+    vis = _push(vis, nv, i)
+    nv += 1
+    rstamp[i] = s
+    head = 0
+    while head < nv:
+        u = vis[head]
+        head += 1
+        if pos[comp[u]] >= U:
+            continue  # the SCC at U is not expanded
+        e = out_head[u]
+        while e >= 0:
+            g = arc_g[e]
+            ug_u = _push(ug_u, nug, u)
+            ug_g = _push(ug_g, nug, g)
+            nug += 1
+            if gstamp[g] != s:
+                gstamp[g] = s
+                j = mem_head[g]
+                while j >= 0:
+                    if pos[comp[j]] <= U:
+                        gj_g = _push(gj_g, ngj, g)
+                        gj_j = _push(gj_j, ngj, j)
+                        ngj += 1
+                        if rstamp[j] != s:
+                            rstamp[j] = s
+                            vis = _push(vis, nv, j)
+                            nv += 1
+                    j = mem_next[j]
+            e = arc_next[e]
+    # ---- backward pass over the scanned arcs from the visited records of T
+    # local ids: records by position in vis (rstamp[j] == s), groups by first occurrence
+    n = comp.shape[0]
+    rloc = np.full(n, -1, dtype=np.int64)
+    for t in range(nv):
+        rloc[vis[t]] = t
+    gl = np.full(gstamp.shape[0], -1, dtype=np.int64)
+    ng = 0
+    for t in range(ngj):
+        g = gj_g[t]
+        if gl[g] < 0:
+            gl[g] = ng
+            ng += 1
+    # reverse CSR: record j -> groups g (from gj); group g -> records u (from ug)
+    rp = np.zeros(nv + 1, dtype=np.int64)
+    for t in range(ngj):
+        rp[rloc[gj_j[t]] + 1] += 1
+    for t in range(nv):
+        rp[t + 1] += rp[t]
+    rg = np.empty(ngj, dtype=np.int64)
+    f = rp[:-1].copy()
+    for t in range(ngj):
+        a = rloc[gj_j[t]]
+        rg[f[a]] = gl[gj_g[t]]
+        f[a] += 1
+    gp = np.zeros(ng + 1, dtype=np.int64)
+    for t in range(nug):
+        if gl[ug_g[t]] >= 0:
+            gp[gl[ug_g[t]] + 1] += 1
+    for t in range(ng):
+        gp[t + 1] += gp[t]
+    gu = np.empty(gp[ng], dtype=np.int64)
+    f = gp[:-1].copy()
+    for t in range(nug):
+        b = gl[ug_g[t]]
+        if b >= 0:
+            gu[f[b]] = rloc[ug_u[t]]
+            f[b] += 1
+    good = np.zeros(nv, dtype=np.bool_)
+    ggood = np.zeros(ng, dtype=np.bool_)
+    stack = np.empty(nv, dtype=np.int64)
+    sp = 0
+    for t in range(nv):
+        if lstamp[comp[vis[t]]] == s:
+            good[t] = True
+            stack[sp] = t
+            sp += 1
+    while sp > 0:
+        sp -= 1
+        a = stack[sp]
+        for q in range(rp[a], rp[a + 1]):
+            b = rg[q]
+            if ggood[b]:
+                continue
+            ggood[b] = True
+            for w in range(gp[b], gp[b + 1]):
+                u = gu[w]
+                if not good[u]:
+                    good[u] = True
+                    stack[sp] = u
+                    sp += 1
+    # ---- distinct labels of the visited records, and which of them merge
+    labs = np.empty(nv, dtype=np.int64)
+    nl = 0
+    s2 = s + 1  # label seen
+    s3 = s + 2  # label merges
+    for t in range(nv):
+        c = comp[vis[t]]
+        if lstamp[c] != s2 and lstamp[c] != s3:
+            labs[nl] = c
+            nl += 1
+        if good[t]:
+            lstamp[c] = s3
+        elif lstamp[c] != s3:
+            lstamp[c] = s2
+    merged_any = good[0]  # i reaches a record of T iff some T record was visited
+    hitU = merged_any and lstamp[cU] == s3
+    newlab = ci
+    if merged_any:
+        newlab = cU
+        if not hitU:
+            best = -1
+            for t in range(nl):
+                c = labs[t]
+                if lstamp[c] == s3 and size[c] > best:
+                    best = size[c]
+                    newlab = c
+        total = 0
+        for t in range(nl):
+            c = labs[t]
+            if lstamp[c] == s3:
+                total += size[c]
+                if c != newlab:
+                    size[c] = 0
+                    pos[c] = -1
+        size[newlab] = total
+        for t in range(nv):
+            if good[t]:
+                comp[vis[t]] = newlab
+    # ---- move the visited components that did not merge (and the merged one unless it
+    # sits at U) into the gap after U, keeping their old relative order
+    items = np.empty(nl + 1, dtype=np.int64)
+    cnt = 0
+    if not hitU:
+        items[0] = newlab
+        cnt = 1
+    rest = np.empty(nl, dtype=np.int64)
+    nr = 0
+    for t in range(nl):
+        c = labs[t]
+        if lstamp[c] == s2 and c != newlab:
+            rest[nr] = c
+            nr += 1
+    rest = rest[:nr]
+    order = np.argsort(pos[rest])
+    for t in range(nr):
+        items[cnt] = rest[order[t]]
+        cnt += 1
+    if cnt == 0:
+        return newlab
+    for _attempt in range(2):
+        nxt = -1
+        for c in range(pos.shape[0]):
+            if size[c] > 0 and pos[c] > U and (nxt < 0 or pos[c] < nxt):
+                nxt = pos[c]
+        if nxt < 0:
+            nxt = U + (cnt + 1) * POS_SPACING
+        step = (nxt - U) // (cnt + 1)
+        if step >= 1:
+            for t in range(cnt):
+                pos[items[t]] = U + step * (t + 1)
+            return newlab
+        _renumber(pos, size)
+        U = pos[cU]
+    raise RuntimeError("ordered_merge: no room after renumbering")  # pragma: no cover
+
+
+@njit(cache=True)
+def _renumber(pos, size):
+    """Spread the positions of the live labels evenly again (order unchanged)."""
+    live = np.flatnonzero(size > 0)
+    order = np.argsort(pos[live])
+    for t in range(live.shape[0]):
+        pos[live[order[t]]] = (t + 1) * POS_SPACING

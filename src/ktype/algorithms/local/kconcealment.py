@@ -27,9 +27,9 @@ import numpy as np
 from numba import njit
 
 from ...exceptions import InfeasibleError, InvalidParameterError
-from ._core import Problem, degrees_u, plus_box, plus_cost_delta, unique_boxes
-from ._kernels import alg2_all, alg3_run, box_members, closures_of_sets, pair_knn
-from ._matching import MatchGraph
+from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
+from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn, scan_axis
+from ._matching import MatchGraph, initial_order, ordered_merge
 
 __all__ = [
     "optimal_k1",
@@ -213,10 +213,15 @@ def one_k_completion(
     LO = np.ascontiguousarray(LO, dtype=np.int32).copy()
     HI = np.ascontiguousarray(HI, dtype=np.int32).copy()
     glo, ghi, _, cnt = unique_boxes(LO, HI)
-    deg = degrees_u(problem.X, glo, ghi, cnt)
+    deg = degrees_indexed(problem.X, glo, ghi, cnt, *_index_args(problem.X, glo, ghi))
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     alg3_run(problem.X, LO, HI, int(k), order, *problem.args, deg)
     return LO, HI
+
+
+def _index_args(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple:
+    axis, perm, vals = scan_axis(X, glo, ghi)
+    return perm, vals, axis
 
 
 # ---------------------------------------------------------------------------- Algorithm 5
@@ -230,7 +235,14 @@ def _deltas_into(X, cand, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
 
 
 class _Concealer:
-    """State shared by Algorithms 5 and 7: boxes, the grouped match graph and SCC labels."""
+    """State shared by Algorithms 5 and 7: boxes, the grouped match graph and SCC labels.
+
+    In ``mode="incremental"`` the SCC labels come with a topological order of their
+    condensation (``pos``), maintained by :func:`~._matching.ordered_merge` after every
+    upgrade, so an update only searches the part of the graph between the component of the
+    upgraded row and the furthest new source (spec §5.4 correction: every newly consistent
+    record is a new source, not only ``R_{j*}``).
+    """
 
     def __init__(self, problem: Problem, LO: np.ndarray, HI: np.ndarray, mode: str) -> None:
         if mode not in ("incremental", "full"):
@@ -241,10 +253,13 @@ class _Concealer:
         self.HI = np.ascontiguousarray(HI, dtype=np.int32).copy()
         self.mode = mode
         self.graph = MatchGraph(self.X, self.LO, self.HI)
-        self.comp = self.graph.components()
+        if mode == "incremental":
+            self.comp, self.pos, self.size = initial_order(self.graph)
+            self._lstamp = np.zeros(len(self.pos), dtype=np.int64)
+        else:
+            self.comp = self.graph.components()
         self.upgrades = 0
         self.scc_updates = 0
-        self._next_label = int(self.comp.max()) + 1 if len(self.comp) else 0
 
     def matches(self, i: int) -> np.ndarray:
         """Indices j with (R_i, R̄_j) a match (includes i)."""
@@ -258,7 +273,7 @@ class _Concealer:
         if (nlo == olo).all() and (nhi == ohi).all():
             return
         self.upgrades += 1
-        inside_new = box_members(self.X, nlo, nhi)
+        inside_new = self.graph.members(nlo, nhi)
         was = ((self.X[inside_new] >= olo) & (self.X[inside_new] <= ohi)).all(axis=1)
         new_src = inside_new[~was]
         self.LO[i], self.HI[i] = nlo, nhi
@@ -268,15 +283,57 @@ class _Concealer:
             return
         if len(new_src) == 0 or (self.comp[new_src] == self.comp[i]).all():
             return  # every new arc x -> i stays inside SCC(i): no component changes
-        self.scc_updates += 1
-        members = self.graph.component_of(i)
-        self.comp[members] = self._next_label
-        self._next_label += 1
+        g = self.graph
+        g.stamp += 3
+        changed = ordered_merge(
+            i,
+            new_src,
+            self.comp,
+            self.pos,
+            self.size,
+            g.out_head,
+            g.arc_next,
+            g.arc_g,
+            g.mem_head,
+            g.mem_next,
+            g.ustamp,
+            g.gstamp,
+            self._lstamp,
+            g.stamp,
+        )
+        self.scc_updates += int(changed >= 0)
 
     def canonical_comp(self) -> np.ndarray:
         from ._matching import _relabel
 
         return _relabel(self.comp)
+
+    def check_order(self) -> None:
+        """Assert the invariants of the incremental state (tests): labels equal the SCCs and
+        every arc between different components goes forward in ``pos``."""
+        full = self.graph.components()
+        assert (_relabel_np(self.comp) == full).all(), "SCC labels differ from a full recomputation"
+        A = self.graph.csr().tocoo()
+        n = self.p.n
+        # record-level arcs y -> j through groups: y -> g (A rows < n), g -> j (rows >= n)
+        ys, gs = A.row[A.row < n], A.col[A.row < n] - n
+        gsrc, js = A.row[A.row >= n] - n, A.col[A.row >= n]
+        order = np.argsort(gsrc, kind="stable")
+        gsrc, js = gsrc[order], js[order]
+        start = np.searchsorted(gsrc, gs, side="left")
+        stop = np.searchsorted(gsrc, gs, side="right")
+        for y, a, b in zip(ys, start, stop, strict=True):  # test helper only
+            cy = self.comp[y]
+            cj = self.comp[js[a:b]]
+            diff = cj != cy
+            assert (self.pos[cy] < self.pos[cj[diff]]).all(), "topological order violated"
+        assert (self.size[np.unique(self.comp)] == np.bincount(self.comp)[np.unique(self.comp)]).all()
+
+
+def _relabel_np(comp: np.ndarray) -> np.ndarray:
+    from ._matching import _relabel
+
+    return _relabel(np.asarray(comp, dtype=np.int64))
 
 
 def k_conceal(
