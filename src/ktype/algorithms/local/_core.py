@@ -33,6 +33,9 @@ __all__ = ["Problem", "MEASURES"]
 
 MEASURES = ("lm", "em")
 
+#: largest closure-cost table (entries) built by :meth:`Problem.closure_cost_table`
+MAX_TABLE = 20_000_000
+
 
 @dataclass
 class Problem:
@@ -112,6 +115,24 @@ class Problem:
         """The packed arrays in kernel argument order."""
         return (self.anc, self.nlo, self.nhi, self.tree, self.m, self.measure, self.pn, self.ps)
 
+    def closure_cost_table(self) -> np.ndarray:
+        """``T[a, lo, hi] = f_a(closure([lo, hi]))`` for every interval of leaf ranks (cached).
+
+        Makes the cost of the closure of a union of boxes O(r) table lookups instead of
+        ancestor walks. Its size is ``r · M²`` (M the largest domain); when that exceeds
+        ``MAX_TABLE`` entries an empty (r, 0, 0) table is returned and callers fall back to
+        the walks.
+        """
+        cached = getattr(self, "_ctab", None)
+        if cached is None:
+            M = int(self.m.max()) if len(self.m) else 0
+            if self.r * M * M > MAX_TABLE:
+                cached = np.zeros((self.r, 0, 0))
+            else:
+                cached = _closure_cost_table(M, *self.args)
+            object.__setattr__(self, "_ctab", cached)
+        return cached
+
     def record_costs(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Cost ``c(R̄)`` of each generalized record (mean over attributes)."""
         return box_costs(np.ascontiguousarray(lo, dtype=np.int32), np.ascontiguousarray(hi, dtype=np.int32), *self.args)
@@ -165,6 +186,18 @@ def _fcost(a, lo, hi, m, measure, pn, ps):
     if v < 0.0:
         v = 0.0
     return v
+
+
+@njit(cache=True)
+def _closure_cost_table(M, anc, nlo, nhi, tree, m, measure, pn, ps):
+    r = m.shape[0]
+    out = np.zeros((r, M, M))
+    for a in range(r):
+        for lo in range(m[a]):
+            for hi in range(lo, m[a]):
+                l2, h2 = _close(a, lo, hi, anc, nlo, nhi, tree)
+                out[a, lo, hi] = _fcost(a, l2, h2, m, measure, pn, ps)
+    return out
 
 
 @njit(cache=True)

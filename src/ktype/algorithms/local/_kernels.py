@@ -24,7 +24,7 @@ def _score(X, j, tab, aorder, mins, best):
 
 @njit(cache=True)
 def expand_row(
-    X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed
+    X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed, sperm
 ):
     """Algorithm 2 for one row: grow ``S_i = {i}`` greedily to k indices.
 
@@ -34,7 +34,11 @@ def expand_row(
     best during the previous full pass and from the ``window`` neighbours of i in
     lexicographic order; if one of them attains the lower bound ``Σ_a min_v tab[a, v]``
     of every candidate (for LM: a record inside the current closure), it is an argmin and
-    is taken at once (ties inside the window: lowest index). Otherwise a full pass runs:
+    is taken at once (ties inside the window: lowest index). Under LM, the records inside
+    the current box are exactly the zero-delta ones; when the box's narrowest attribute
+    interval holds at most n/2 records, those records are scanned (``sperm``: per attribute,
+    the records sorted by value) and the lowest-index one inside the box is taken -- the
+    same record the full pass would choose. Otherwise a full pass runs:
     partial sums over the two costliest attributes for all records (contiguous columns),
     then the survivors finish with branch-and-bound; ties go to the lowest index. ``mark`` is scratch (left all False); ``picked``
     receives the k chosen indices (``picked[0] = i``). Returns the closure box.
@@ -95,6 +99,38 @@ def expand_row(
             picked[step] = bj
             lo, hi = plus_box(X[bj], lo, hi, anc, nlo, nhi, tree)
             continue
+        if measure == 0:
+            # LM: the records inside the box are exactly those with delta 0 = floor, so the
+            # lowest-index unpicked one among them is the argmin the full pass would return.
+            # Find it by scanning the records whose value on the attribute with the
+            # narrowest box interval (fewest records) lies in that interval.
+            ax = 0
+            few = n + 1.0
+            for a in range(r):
+                w = pn[a, hi[a] + 1] - pn[a, lo[a]]
+                if w < few:
+                    few = w
+                    ax = a
+            if few <= n // 2:
+                inside = n
+                base = int(pn[ax, lo[ax]])
+                for t in range(base, base + int(few)):
+                    y = sperm[ax, t]
+                    if mark[y] or y >= inside:
+                        continue
+                    ok = True
+                    for a in range(r):
+                        v = X[y, a]
+                        if v < lo[a] or v > hi[a]:
+                            ok = False
+                            break
+                    if ok:
+                        inside = y
+                if inside < n:
+                    mark[inside] = True
+                    picked[step] = inside
+                    lo, hi = plus_box(X[inside], lo, hi, anc, nlo, nhi, tree)
+                    continue
         # stage 1 (branch-free, contiguous columns): partial sums over the T costliest
         # attributes for every record, then keep the survivors of the bound
         T = min(r, 2)
@@ -152,6 +188,11 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos):
     S = np.empty((n, k), dtype=np.int64)
     window = 2 * k + 2
     XT = np.ascontiguousarray(X.T)
+    # per attribute, the records sorted by value (stable): the records with values in
+    # [lo, hi] are sperm[a, pn[a, lo] : pn[a, hi + 1]] (pn = prefix counts)
+    sperm = np.empty((r, n), dtype=np.int64)
+    for a in range(r):
+        sperm[a] = np.argsort(XT[a], kind="mergesort")
     nchunks = min(n, 64)
     for c in prange(nchunks):
         mark = np.zeros(n, dtype=np.bool_)
@@ -162,7 +203,7 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos):
         seed = np.empty(2 * k + 2, dtype=np.int64)
         for i in range(c * n // nchunks, (c + 1) * n // nchunks):
             lo, hi = expand_row(
-                X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed
+                X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed, sperm
             )
             LO[i] = lo
             HI[i] = hi

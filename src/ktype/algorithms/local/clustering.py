@@ -23,7 +23,7 @@ closure of each cluster (every record gets its cluster's closure).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ...exceptions import InfeasibleError, InvalidParameterError
 from ._core import Problem, _close, _fcost
@@ -43,22 +43,33 @@ def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
 
 
 @njit(cache=True)
-def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps):
+def _pair_union_cost(ctab, alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
+    """Cost of the closure of the union of two boxes (table lookups when ``ctab`` is built)."""
+    if ctab.shape[1] == 0:
+        return _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps)
+    r = alo.shape[0]
+    s = 0.0
+    for a in range(r):
+        s += ctab[a, min(alo[a], blo[a]), max(ahi[a], bhi[a])]
+    return s / r
+
+
+@njit(cache=True, parallel=True)
+def _merge_dists(a, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, out):
+    """``out[e] = dist(C_a, C_e)`` for every active cluster e != a (+inf elsewhere), in parallel."""
+    n = clo.shape[0]
+    for e in prange(n):
+        if e == a or not active[e]:
+            out[e] = np.inf
+            continue
+        u = _pair_union_cost(ctab, clo[a], chi[a], clo[e], chi[e], anc, nlo, nhi, tree, m, measure, pn, ps)
+        out[e] = (size[a] + size[e]) * u - size[a] * dc[a] - size[e] * dc[e]
+
+
+@njit(cache=True, parallel=True)
+def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):
     n, r = X.shape
-    clo = X.copy()
-    chi = X.copy()
-    size = np.ones(n, dtype=np.int64)
-    dc = np.zeros(n)  # d(C) per record
-    active = np.ones(n, dtype=np.bool_)
-    label = np.full(n, -1, dtype=np.int64)  # cluster representative of each record
-    for i in range(n):
-        label[i] = i
-    nn = np.full(n, -1, dtype=np.int64)
-    nnd = np.full(n, np.inf)
-    if k <= 1:
-        return label
-    # initial nearest neighbours of singletons: dist = 2 d({i, j}) (tables + branch and bound)
-    for i in range(n):
+    for i in prange(n):
         tab = plus_table(X[i], X[i], anc, nlo, nhi, tree, m, measure, pn, ps)
         best = np.inf
         bj = -1
@@ -77,6 +88,26 @@ def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps):
                 bj = j
         nn[i] = bj
         nnd[i] = best
+
+
+@njit(cache=True)
+def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
+    n, r = X.shape
+    clo = X.copy()
+    chi = X.copy()
+    size = np.ones(n, dtype=np.int64)
+    dc = np.zeros(n)  # d(C) per record
+    active = np.ones(n, dtype=np.bool_)
+    label = np.full(n, -1, dtype=np.int64)  # cluster representative of each record
+    for i in range(n):
+        label[i] = i
+    nn = np.full(n, -1, dtype=np.int64)
+    nnd = np.full(n, np.inf)
+    if k <= 1:
+        return label
+    # initial nearest neighbours of singletons: dist = 2 d({i, j}) (tables + branch and bound)
+    _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd)
+    tmp = np.empty(n)
     n_active = n
     ver = np.zeros(n, dtype=np.int64)  # bumped when a cluster changes
     nnver = np.zeros(n, dtype=np.int64)  # version of nn[c] when nnd[c] was computed
@@ -98,16 +129,11 @@ def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps):
             e0 = nn[a]
             if e0 >= 0 and active[e0] and nnver[a] == ver[e0]:
                 break
-            best = np.inf
-            bj = -1
-            for e in range(n):
-                if e == a or not active[e]:
-                    continue
-                u = _union_cost(clo[a], chi[a], clo[e], chi[e], anc, nlo, nhi, tree, m, measure, pn, ps)
-                dd = (size[a] + size[e]) * u - size[a] * dc[a] - size[e] * dc[e]
-                if dd < best:
-                    best = dd
-                    bj = e
+            _merge_dists(a, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, tmp)
+            bj = np.argmin(tmp)
+            best = tmp[bj]
+            if best == np.inf:
+                bj = -1
             nn[a] = bj
             nnd[a] = best
             nnver[a] = ver[bj] if bj >= 0 else 0
@@ -133,16 +159,15 @@ def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps):
             active[a] = False
             n_active -= 1
             continue
-        best = np.inf
-        bj = -1
+        _merge_dists(a, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, tmp)
+        bj = np.argmin(tmp)
+        best = tmp[bj]
+        if best == np.inf:
+            bj = -1
         for e in range(n):
             if e == a or not active[e]:
                 continue
-            u = _union_cost(clo[a], chi[a], clo[e], chi[e], anc, nlo, nhi, tree, m, measure, pn, ps)
-            dd = (size[a] + size[e]) * u - size[a] * dc[a] - size[e] * dc[e]
-            if dd < best:
-                best = dd
-                bj = e
+            dd = tmp[e]
             if dd < nnd[e] or (dd == nnd[e] and a < nn[e]):
                 nnd[e] = dd
                 nn[e] = a
@@ -193,11 +218,12 @@ def agglomerative_clusters(problem: Problem, k: int) -> np.ndarray:
     """Cluster labels of the agglomerative algorithm (every cluster has >= k records).
 
     O(n^2 r) for the initial nearest neighbours (branch-and-bound) plus O(n r) per merge
-    and per nearest-neighbour refresh (numba). Ties: the lowest cluster index.
+    and per nearest-neighbour refresh (numba, the O(n) scans in parallel; union costs from
+    :meth:`Problem.closure_cost_table`). Ties: the lowest cluster index.
     """
     if k > problem.n:
         raise InvalidParameterError(f"k={k} exceeds the number of rows ({problem.n}) in the table.")
-    return _compact(_agglo(problem.X, int(k), *problem.args))
+    return _compact(_agglo(problem.X, int(k), *problem.args, problem.closure_cost_table()))
 
 
 # ---------------------------------------------------------------------------- forest
