@@ -29,6 +29,7 @@ from ktype.algorithms.local import (
     randomized_k1,
     setcover_clusters,
 )
+from ktype.algorithms.local._core import close_box
 from ktype.algorithms.local.clustering import decompose_forest
 from ktype.algorithms.local.gionis_tassa import phase2_partition
 from ktype.data.dataset import Dataset
@@ -536,3 +537,44 @@ def test_dynamic_scc_invariants_after_every_upgrade(seed, monkeypatch):
     s = ds.sensitive_codes[ds.sensitive[0]]
     kc.p_sensitize(p, LO5, HI5, s, min(3, len(np.unique(s))), order=order)
     assert calls["n"] > 0
+
+
+@pytest.mark.parametrize("measure", ["lm", "em"])
+@pytest.mark.parametrize("seed,k", [(0, 4), (1, 9), (2, 15)])
+def test_alg2_every_pick_is_a_greedy_argmin(seed, k, measure):
+    """Replay Algorithm 2: every chosen record minimizes d(S ∪ {R_j}) - d(S) over all
+    records not yet in S (whichever fast path -- window, box scan, full pass -- chose it)."""
+    ds = random_dataset(seed, n=150, r=4, m=7)
+    p = Problem.from_dataset(ds, measure)
+    LO, HI, S = k1_expansion(p, k, return_sets=True)
+    for i in range(0, ds.n, 7):
+        chosen = [int(S[i, 0])]
+        assert chosen[0] == i
+        for t in range(1, k):
+            lo, hi = p.closure_of(np.array(chosen))
+            rest = np.setdiff1d(np.arange(ds.n), chosen)
+            clo, chi = zip(*(p.closure_of(np.array(chosen + [int(j)])) for j in rest), strict=True)
+            deltas = p.record_costs(np.array(clo), np.array(chi)) - p.record_costs(lo[None], hi[None])[0]
+            pick = int(S[i, t])
+            assert pick in rest
+            assert deltas[np.searchsorted(rest, pick)] <= deltas.min() + 1e-12
+            chosen.append(pick)
+        lo, hi = p.closure_of(np.array(chosen))
+        assert (LO[i] == lo).all() and (HI[i] == hi).all()
+
+
+@pytest.mark.parametrize("measure", ["lm", "em"])
+def test_closure_cost_table_matches_record_costs(measure):
+    ds = random_dataset(5, n=40, r=3, m=9)
+    p = Problem.from_dataset(ds, measure)
+    T = p.closure_cost_table()
+    rng = np.random.default_rng(0)
+    lo = rng.integers(0, 9, (200, 3))
+    hi = np.maximum(lo, rng.integers(0, 9, (200, 3)))
+    ref = []
+    for a, b in zip(lo, hi, strict=True):
+        l2, h2 = a.astype(np.int32).copy(), b.astype(np.int32).copy()
+        close_box(l2, h2, p.anc, p.nlo, p.nhi, p.tree)
+        ref.append(p.record_costs(l2[None], h2[None])[0])
+    got = T[np.arange(3)[None, :], lo, hi].sum(axis=1) / 3
+    assert np.allclose(got, ref)
