@@ -18,6 +18,7 @@ Results are appended to ``benchmarks/results/local.csv`` and summarized in
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -58,7 +59,15 @@ def bench(n: int | None, k: int, measure: str, baselines: bool, verify: bool) ->
     LO, HI, st = k_conceal(p, LO, HI, k, return_state=True)
     t3 = time.perf_counter()
     print(f"n={ds.n} k={k} alg5 {t3 - t2:.1f}s ({st.upgrades} upgrades)", flush=True)
-    base = {"n": ds.n, "r": ds.r, "k": k, "measure": measure, "machine": platform.processor() or platform.machine()}
+    base = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "load": round(os.getloadavg()[0], 2),
+        "n": ds.n,
+        "r": ds.r,
+        "k": k,
+        "measure": measure,
+        "machine": platform.processor() or platform.machine(),
+    }
     rows.append({**base, "what": "alg2", "seconds": round(t1 - t0, 2), "loss": None})
     rows.append({**base, "what": "alg3", "seconds": round(t2 - t1, 2), "loss": None})
     rows.append(
@@ -110,20 +119,32 @@ def main(argv: list[str] | None = None) -> int:
         rows += bench(args.n, k, args.measure, args.baselines, args.verify)
     df = pd.DataFrame(rows)
     csv = args.out / "local.csv"
-    df.to_csv(csv, mode="a", header=not csv.exists(), index=False)
-    allrows = pd.read_csv(csv)
+    previous = pd.read_csv(csv) if csv.exists() else pd.DataFrame()
+    allrows = pd.concat([previous, df], ignore_index=True)
+    allrows.to_csv(csv, index=False)
     lines = [
         "# bench_local: k-concealment and baselines on UCI Adult",
         "",
         "Command: `python benchmarks/bench_local.py [--n N] [--ks K ...] [--baselines] [--verify]`.",
         "Goal: basic k-concealment on Adult 45,222 < 120 s at k=10, < 600 s at k=100 (2-core machine, shared).",
         "",
-        "| n | k | measure | what | seconds | loss |",
-        "|---|---|---|---|---|---|",
+        "Newest runs first. `load` is the 1-minute load average when the run started (2 cores:",
+        "a load above 1 means another process shared the machine, so times are pessimistic).",
+        "",
+        "| date | load | n | k | measure | what | seconds | loss |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    if "date" not in allrows:
+        allrows["date"] = None
+        allrows["load"] = None
+    allrows["date"] = allrows["date"].fillna("2026-11-25 (before the speed-ups)")
+    allrows = allrows.iloc[::-1].sort_values("date", ascending=False, kind="stable")
     for _, r in allrows.iterrows():
         loss = "" if pd.isna(r["loss"]) else f"{r['loss']:.4f}"
-        lines.append(f"| {r['n']} | {r['k']} | {r['measure']} | {r['what']} | {r['seconds']} | {loss} |")
+        load = "" if pd.isna(r["load"]) else r["load"]
+        lines.append(
+            f"| {r['date']} | {load} | {r['n']} | {r['k']} | {r['measure']} | {r['what']} | {r['seconds']} | {loss} |"
+        )
     (args.out / "local.md").write_text("\n".join(lines) + "\n")
     return 0
 

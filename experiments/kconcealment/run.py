@@ -57,6 +57,41 @@ FIGURES = {"artificial": "fig5", "adult": "fig6", "cmc": "fig7", "nursery": "fig
 ELL = {"adult": 1.1, "nursery": 2.0}
 
 
+class RunCache:
+    """Finished runs, appended to a CSV as soon as each one ends (``--cache``).
+
+    A long full-size run can be interrupted and resumed: runs already in the file are not
+    recomputed. Experiments 1 and 2 share their agglomerative and basic k-concealment runs.
+    Delete the file (or pass ``--fresh``) after changing the algorithms.
+    """
+
+    FIELDS = ("loss", "seconds", "algorithm_s")
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.rows: dict[str, dict] = {}
+        if path is not None and path.exists():
+            for rec in pd.read_csv(path, dtype={"key": str}).to_dict("records"):
+                self.rows[rec["key"]] = {f: rec[f] for f in self.FIELDS}
+
+    def get(self, key: str, compute) -> dict:
+        if key in self.rows:
+            return dict(self.rows[key])
+        res = compute()
+        self.rows[key] = res
+        if self.path is not None:
+            line = pd.DataFrame([{"key": key, **res, "date": time.strftime("%Y-%m-%d %H:%M")}])
+            line.to_csv(self.path, mode="a", header=not self.path.exists(), index=False)
+        return dict(res)
+
+
+CACHE = RunCache(None)
+
+
+def _cached(key: str, name: str, ds, model, measure: str, problems: dict, **opts) -> dict:
+    return CACHE.get(key, lambda: _one(name, ds, model, measure, problems, **opts))
+
+
 def _one(name: str, ds, model, measure: str, problems: dict, **opts) -> dict:
     t = time.perf_counter()
     rel = run(name, ds, model, measure=measure, **opts)
@@ -85,7 +120,8 @@ def experiment1(cfg: dict, datasets: list[str], log) -> dict[str, pd.DataFrame]:
                     ("forest", "forest", KAnonymity(k), {}),
                     ("k-concealment", "k_concealment", KConcealment(k), {}),
                 ):
-                    res = _one(name, ds, model, measure, problems, **opts)
+                    key = f"{dname}|{ds.n}|{k}|{measure}|{algo}"
+                    res = _cached(key, name, ds, model, measure, problems, **opts)
                     rows.append({"dataset": dname, "n": ds.n, "k": k, "measure": measure, "algorithm": algo, **res})
                     log(
                         f"{dname:10s} n={ds.n:6d} k={k:3d} {measure} {algo:15s} loss={res['loss']:.4f} ({res['seconds']:.1f}s)"
@@ -110,7 +146,8 @@ def experiment2(cfg: dict, log, seed: int = 0) -> pd.DataFrame:
                     {"randomized": True, "rng": seed + k, "q": 2 * (k - 1)},
                 ),
             ):
-                res = _one(name, ds, model, measure, problems, **opts)
+                key = f"adult|{ds.n}|{k}|{measure}|{algo}" + (f"|seed={seed + k}" if "rng" in opts else "")
+                res = _cached(key, name, ds, model, measure, problems, **opts)
                 rows.append({"dataset": "adult", "n": ds.n, "k": k, "measure": measure, "algorithm": algo, **res})
                 log(f"fig9 k={k:3d} {measure} {algo:25s} loss={res['loss']:.4f} ({res['seconds']:.1f}s)")
     return pd.DataFrame(rows)
@@ -128,7 +165,8 @@ def experiment3(cfg: dict, log) -> pd.DataFrame:
                 ("agglomerative + Alg 8", "agglomerative", KAnonymity(k), {"l": ell, "w": 0.15}),
                 ("k-concealment + l-diversity", "k_concealment", [KConcealment(k), FrequencyLDiversity(ell)], {}),
             ):
-                res = _one(name, ds, model, "lm", problems, **opts)
+                key = f"{dname}|{ds.n}|{k}|lm|{algo}|l={ell}"
+                res = _cached(key, name, ds, model, "lm", problems, **opts)
                 rows.append({"dataset": dname, "n": ds.n, "l": ell, "k": k, "measure": "lm", "algorithm": algo, **res})
                 log(f"fig10 {dname} l={ell} k={k:3d} {algo:28s} loss={res['loss']:.4f} ({res['seconds']:.1f}s)")
     return pd.DataFrame(rows)
@@ -229,6 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ks", nargs="*", type=int, default=None)
     ap.add_argument("--n", type=int, default=None, help="override every dataset's size (a seeded sample)")
     ap.add_argument("--skip", nargs="*", default=[], choices=["exp1", "exp2", "exp3"])
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="CSV of finished runs to resume from (default: <out>/runs-<preset>.csv)",
+    )
+    ap.add_argument("--fresh", action="store_true", help="ignore (and replace) the cache of finished runs")
     args = ap.parse_args(argv)
     preset = QUICK if args.quick else MEDIUM if args.medium else FULL
     cfg = {"n": dict(preset["n"]), "ks": list(preset["ks"])}
@@ -237,6 +282,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.n:
         cfg["n"] = {d: args.n for d in cfg["n"]}
     args.out.mkdir(parents=True, exist_ok=True)
+    preset_name = "quick" if args.quick else "medium" if args.medium else "full"
+    cache_path = args.cache or args.out / f"runs-{preset_name}.csv"
+    if args.fresh and cache_path.exists():
+        cache_path.unlink()
+    global CACHE
+    CACHE = RunCache(cache_path)
 
     def log(msg: str) -> None:
         print(msg, flush=True)
@@ -261,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         fig10 = experiment3(cfg, log)
         fig10.to_csv(args.out / "fig10_ldiversity.csv", index=False)
         plot(fig10, args.out / "fig10_ldiversity.png", "fig10: l-diversity (LM)", measures=("lm",))
-    text = summarize(figs, fig9, fig10, "quick" if args.quick else "medium" if args.medium else "full", cfg)
+    text = summarize(figs, fig9, fig10, preset_name, cfg)
     (args.out / "summary.md").write_text(text)
     print(text)
     return 0
