@@ -188,3 +188,104 @@ def test_flash_equals_exhaustive_on_adult_sample():
                 assert a.minimal.tolist() == b.minimal.tolist()
                 assert (a.state == b.state).all()
                 assert a.n_evaluated <= b.n_evaluated
+
+
+def _evaluate_all(enc):
+    """Every node's NodeEval, each rolled up from the bottom and from a direct specialization."""
+    from ktype.algorithms.fulldomain._lattice import Lattice
+
+    lat = Lattice(enc.heights)
+    out = {}
+    for node in range(lat.size):
+        lv = lat.levels[node]
+        a = enc.evaluate(enc.bottom, np.zeros(enc.r, dtype=np.int64), lv, always_value=True)
+        preds = lat.predecessors(node)
+        if preds:
+            p = preds[-1]
+            src = enc.evaluate(enc.bottom, np.zeros(enc.r, dtype=np.int64), lat.levels[p]).fs
+            b = enc.evaluate(src, lat.levels[p], lv, always_value=True)
+            assert (b.suppressed, b.n_classes) == (a.suppressed, a.n_classes)
+            assert b.value == pytest.approx(a.value, rel=1e-12, abs=1e-12)
+        out[node] = a
+    return lat, out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_packed_rows_match_table_rows(seed):
+    """Bit-packed frequency sets (one int64 per class) and (g, r) tables give the same classes
+    and node values; a roll-up from a finer node equals the roll-up from the bottom."""
+    from ktype.algorithms.fulldomain import _engine
+
+    ds, models, sup = random_case(seed)
+    for meas in MEASURES:
+        packed = Encoded(ds, models, sup, meas)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_engine, "_PACK_BITS", 0)
+            table = Encoded(ds, models, sup, meas)
+            assert packed.packed and not table.packed
+            _, ev_t = _evaluate_all(table)
+        _, ev_p = _evaluate_all(packed)
+        for node, a in ev_p.items():
+            b = ev_t[node]
+            assert (a.suppressed, a.n_classes, a.feasible) == (b.suppressed, b.n_classes, b.feasible)
+            assert a.value == pytest.approx(b.value, rel=1e-12, abs=1e-12) or (np.isinf(a.value) and np.isinf(b.value))
+            assert a.dm_bound == b.dm_bound
+            rows_p = sorted(zip(map(tuple, packed.table(a.fs).tolist()), a.fs.cnt.tolist()))
+            rows_t = sorted(zip(map(tuple, table.table(b.fs).tolist()), b.fs.cnt.tolist()))
+            assert rows_p == rows_t
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_discernibility_bound_with_suppression_is_sound(seed):
+    """The bound flash prunes discernibility with: for every node L, finer P and coarser M,
+    DM(L) >= Σ_{E of P} |E|·max(|E|, k) + (n - k)·sup(M) (k-anonymity alone)."""
+    from ktype.algorithms.fulldomain._lattice import LatticeSearch
+
+    ds, models, sup = random_case(seed)
+    models = models[:1]
+    enc = Encoded(ds, models, max(sup, 0.3), "discernibility")
+    lat, ev = _evaluate_all(enc)
+    search = LatticeSearch(enc)
+    ba = search._propagate(np.array([ev[i].dm_bound for i in range(lat.size)]))
+    least_sup = search._propagate(np.array([float(ev[i].suppressed) for i in range(lat.size)]), upward=False)
+    value = np.array([ev[i].value for i in range(lat.size)])
+    assert (ba + (enc.n - enc.k) * least_sup <= value + 1e-9).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_lattice_kernels_match_brute_force(seed):
+    """Predictive tagging (box odometer), upward/downward max propagation and flash paths."""
+    from ktype.algorithms.fulldomain._lattice import Lattice, LatticeSearch, _path_kernel, _tag_kernel
+
+    rng = np.random.default_rng(seed)
+    lat = Lattice(rng.integers(0, 4, size=int(rng.integers(1, 5))))
+    lv = np.array([rng.integers(0, h + 1) for h in lat.heights], dtype=np.int64)
+    for up in (True, False):
+        state = rng.choice(np.array([-1, 0, 1], dtype=np.int8), lat.size)
+        want = state.copy()
+        box = lat.above(lv) if up else lat.below(lv)
+        want[box & (want == 0)] = 5
+        _tag_kernel(lat.heights, lat.strides, state, lv, up, 5)
+        assert (state == want).all()
+    vals = rng.random(lat.size)
+    search = LatticeSearch.__new__(LatticeSearch)
+    search.lat = lat
+    up = search._propagate(vals.copy())
+    down = search._propagate(vals.copy(), upward=False)
+    for i in range(lat.size):
+        assert up[i] == vals[lat.below(lat.levels[i])].max()
+        assert down[i] == vals[lat.above(lat.levels[i])].max()
+    state = rng.choice(np.array([0, 0, 1], dtype=np.int8), lat.size)
+    climb = rng.random(lat.size)
+    start = int(rng.integers(0, lat.size))
+    path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, start).tolist()
+    cur = start
+    assert path[0] == start
+    for nxt in path[1:]:
+        succ = [s for s in lat.successors(cur) if state[s] == 0]
+        assert nxt == min(succ, key=lambda s: (climb[s], s))
+        cur = nxt
+    assert not [s for s in lat.successors(cur) if state[s] == 0]

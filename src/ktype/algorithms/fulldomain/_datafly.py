@@ -35,7 +35,8 @@ def datafly_search(enc: Encoded) -> LatticeResult:
         fs = search._cache.get(node)
         if fs is None:  # cache full: recompute from the bottom
             fs, _ = enc.rollup(enc.bottom, np.zeros(enc.r, dtype=np.int64), lv)
-        distinct = np.array([len(np.unique(fs.tab[:, j])) for j in range(enc.r)])
+        tab = enc.table(fs)
+        distinct = np.array([len(np.unique(tab[:, j])) for j in range(enc.r)])
         distinct[lv >= enc.heights] = -1
         if (distinct < 0).all():
             raise InfeasibleError(

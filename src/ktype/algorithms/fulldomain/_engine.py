@@ -10,10 +10,14 @@ distinct generalized tuples (one row per equivalence class, group ids per column
 counts. The bottom node's frequency set is the table of distinct input tuples; a coarser
 node's frequency set is obtained from any finer evaluated node's frequency set by mapping
 each group id one or more levels up and merging equal rows (*roll-up*), in
-``O(#rows of the finer set)`` with a numba hash kernel. Per-class sensitive histograms roll
-up the same way, so every :class:`~ktype.models._base.ClassModel` (k-anonymity,
-ℓ-diversity variants, t-closeness, ...) is evaluated through its generic
-``class_verdicts(sizes, hist, dataset)``.
+``O(#rows of the finer set)`` with a numba hash kernel. Rows are bit-packed into one int64
+per class when the group ids fit (one bit field per column), so a roll-up remaps only the
+bit fields of the columns whose level changes — one table lookup per row for a roll-up
+from a direct specialization — and the packed code itself is the hash key. Per-class
+sensitive histograms roll up the same way, so every :class:`~ktype.models._base.ClassModel`
+(k-anonymity, ℓ-diversity variants, t-closeness, ...) is evaluated through its generic
+``class_verdicts(sizes, hist, dataset)``; with k-anonymity alone, roll-up, verdicts,
+required suppression and value come from a single kernel call per node.
 
 A node's *required suppression* is the number of records in classes that fail some model
 (survey §2.7, Def. 5: the minimal suppression at a fixed distance vector is unique — remove
@@ -40,6 +44,8 @@ __all__ = ["MEASURES", "Encoded", "FrequencySet", "NodeEval", "feasibility_monot
 MEASURES = ("non_uniform_entropy", "loss", "discernibility", "average_class_size", "precision", "height")
 
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+#: rows are bit-packed into one int64 when the columns' group ids need at most this many bits
+_PACK_BITS = 62
 
 
 @numba.njit(cache=True)
@@ -93,16 +99,15 @@ def _rollup_kernel(tab, cnt, maps, offs):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _rollup_key_kernel(tab, cnt, maps, offs, mult):  # pragma: no cover - compiled
-    """:func:`_rollup_kernel` when the mapped rows fit a mixed-radix int64 key (faster):
-    keys first, then a Fibonacci-hashed open-addressing table over the keys."""
-    d, r = tab.shape
-    keys = np.empty(d, dtype=np.int64)
-    for i in range(d):
-        key = np.int64(0)
-        for j in range(r):
-            key += np.int64(maps[offs[j] + tab[i, j]]) * mult[j]
-        keys[i] = key
+def _merge_keys(keys, cnt, want_inv):  # pragma: no cover - compiled
+    """Merge equal non-negative int64 ``keys``: ``(rep, out_cnt, inv)``.
+
+    Open addressing with Fibonacci hashing; each slot holds its key (``-1`` = empty) and its
+    output row, so a probe reads one slot. ``rep[o]`` is the first input row of output row
+    ``o`` (first-appearance order), ``out_cnt`` the summed counts, ``inv`` the output row of
+    each input row (empty unless ``want_inv``).
+    """
+    d = keys.shape[0]
     size = 2
     shift = np.uint64(63)
     while size < 2 * d + 2:
@@ -110,48 +115,189 @@ def _rollup_key_kernel(tab, cnt, maps, offs, mult):  # pragma: no cover - compil
         shift -= np.uint64(1)
     mask = np.uint64(size - 1)
     mul = np.uint64(0x9E3779B97F4A7C15)
-    slots = np.full(size, -1, dtype=np.int64)
-    inv = np.empty(d, dtype=np.int64)
+    skey = np.full(size, -1, dtype=np.int64)
+    sgrp = np.empty(size, dtype=np.int64)
+    inv = np.empty(d if want_inv else 0, dtype=np.int64)
     rep = np.empty(max(d, 1), dtype=np.int64)
-    out_cnt = np.zeros(max(d, 1), dtype=np.int64)
+    out_cnt = np.empty(max(d, 1), dtype=np.int64)
     g = 0
     for i in range(d):
         key = keys[i]
         s = (np.uint64(key) * mul) >> shift
         while True:
-            e = slots[s]
+            e = skey[s]
+            if e == key:
+                o = sgrp[s]
+                out_cnt[o] += cnt[i]
+                if want_inv:
+                    inv[i] = o
+                break
             if e == -1:
-                slots[s] = g
+                skey[s] = key
+                sgrp[s] = g
                 rep[g] = i
                 out_cnt[g] = cnt[i]
-                inv[i] = g
+                if want_inv:
+                    inv[i] = g
                 g += 1
                 break
-            if keys[rep[e]] == key:
-                out_cnt[e] += cnt[i]
-                inv[i] = e
-                break
             s = (s + np.uint64(1)) & mask
+    return rep[:g], out_cnt[:g], inv
+
+
+@numba.njit(cache=True)
+def _rollup_key_kernel(tab, cnt, maps, offs, mult):  # pragma: no cover - compiled
+    """:func:`_rollup_kernel` when the mapped rows fit a mixed-radix int64 key (faster):
+    keys first, then :func:`_merge_keys`."""
+    d, r = tab.shape
+    keys = np.empty(d, dtype=np.int64)
+    for i in range(d):
+        key = np.int64(0)
+        for j in range(r):
+            key += np.int64(maps[offs[j] + tab[i, j]]) * mult[j]
+        keys[i] = key
+    rep, out_cnt, inv = _merge_keys(keys, cnt, True)
+    g = rep.shape[0]
     out_tab = np.empty((g, r), dtype=tab.dtype)
     for o in range(g):
         i = rep[o]
         for j in range(r):
             out_tab[o, j] = maps[offs[j] + tab[i, j]]
-    return out_tab, out_cnt[:g], inv
+    return out_tab, out_cnt, inv
 
 
 @numba.njit(cache=True)
-def _surcharge(tab, cnt, ok, costs, offs):  # pragma: no cover - compiled
-    """Σ over failing classes of count × Σ_j costs[offs[j] + group_j]."""
+def _pack_kernel(tab, shifts):  # pragma: no cover - compiled
+    """Bit-pack each row of group ids: ``code = OR_j tab[i, j] << shifts[j]``."""
+    d, r = tab.shape
+    codes = np.empty(d, dtype=np.int64)
+    for i in range(d):
+        c = np.int64(0)
+        for j in range(r):
+            c |= np.int64(tab[i, j]) << shifts[j]
+        codes[i] = c
+    return codes
+
+
+@numba.njit(cache=True)
+def _unpack_kernel(codes, shifts, masks):  # pragma: no cover - compiled
+    """Inverse of :func:`_pack_kernel`: ``(g, r)`` int32 group ids."""
+    d = codes.shape[0]
+    r = shifts.shape[0]
+    tab = np.empty((d, r), dtype=np.int32)
+    for i in range(d):
+        for j in range(r):
+            tab[i, j] = (codes[i] >> shifts[j]) & masks[j]
+    return tab
+
+
+@numba.njit(cache=True)
+def _rollup_packed_kernel(codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, want_inv):  # pragma: no cover - compiled
+    """Roll-up of a bit-packed frequency set ``(codes, cnt)`` of node ``src_lv`` to ``dst_lv``.
+
+    Column ``j``'s group id sits in bits ``shifts[j] .. shifts[j] + bits(masks[j])`` of a
+    row's code. Only the columns whose level changes are remapped (through
+    ``upflat[upoff[j, a, b] + group]``, the level-up map of column ``j`` from ``a`` to ``b``);
+    the others keep their bits, so a roll-up from a direct specialization does one lookup
+    per row. Mapped codes are merged by :func:`_merge_keys`. Returns
+    ``(out_codes, out_cnt, inv)`` (``inv`` empty unless ``want_inv``).
+    """
+    d = codes.shape[0]
+    r = shifts.shape[0]
+    ch = np.empty(r, dtype=np.int64)
+    base = np.empty(r, dtype=np.int64)
+    nch = 0
+    keep = np.int64(-1)
+    for j in range(r):
+        if src_lv[j] != dst_lv[j]:
+            ch[nch] = j
+            base[nch] = upoff[j, src_lv[j], dst_lv[j]]
+            nch += 1
+            keep &= ~(masks[j] << shifts[j])
+    keys = np.empty(d, dtype=np.int64)
+    for i in range(d):
+        c = codes[i]
+        key = c & keep
+        for t in range(nch):
+            j = ch[t]
+            key |= np.int64(upflat[base[t] + ((c >> shifts[j]) & masks[j])]) << shifts[j]
+        keys[i] = key
+    rep, out_cnt, inv = _merge_keys(keys, cnt, want_inv)
+    return keys[rep], out_cnt, inv
+
+
+@numba.njit(cache=True)
+def _class_stats(cnt, ok, k):  # pragma: no cover - compiled
+    """One pass over a node's classes: ``(n_ok, suppressed, Σ_ok |E|², Σ_E |E|·max(|E|, k))``."""
+    n_ok = 0
+    sup = 0
+    sq = 0.0
+    dm = 0.0
+    for i in range(cnt.shape[0]):
+        c = cnt[i]
+        fc = float(c)
+        dm += fc * (fc if c > k else float(k))
+        if ok[i]:
+            n_ok += 1
+            sq += fc * fc
+        else:
+            sup += c
+    return n_ok, sup, sq, dm
+
+
+@numba.njit(cache=True)
+def _surcharge_packed(codes, cnt, ok, costs, coff, lv, shifts, masks):  # pragma: no cover - compiled
+    """Σ over failing classes of ``|E| · Σ_j costs[coff[j, lv[j]] + group_j]`` (packed rows):
+    the extra cost of publishing their cells as the root (see :meth:`Encoded._value`)."""
+    r = shifts.shape[0]
+    base = np.empty(r, dtype=np.int64)
+    for j in range(r):
+        base[j] = coff[j, lv[j]]
     tot = 0.0
-    for i in range(tab.shape[0]):
+    for i in range(codes.shape[0]):
         if ok[i]:
             continue
-        c = 0.0
-        for j in range(tab.shape[1]):
-            c += costs[offs[j] + tab[i, j]]
-        tot += c * cnt[i]
+        c = codes[i]
+        s = 0.0
+        for j in range(r):
+            s += costs[base[j] + ((c >> shifts[j]) & masks[j])]
+        tot += s * cnt[i]
     return tot
+
+
+@numba.njit(cache=True)
+def _surcharge_tab(tab, cnt, ok, costs, coff, lv):  # pragma: no cover - compiled
+    """:func:`_surcharge_packed` for a frequency set stored as a ``(g, r)`` table."""
+    g, r = tab.shape
+    base = np.empty(r, dtype=np.int64)
+    for j in range(r):
+        base[j] = coff[j, lv[j]]
+    tot = 0.0
+    for i in range(g):
+        if ok[i]:
+            continue
+        s = 0.0
+        for j in range(r):
+            s += costs[base[j] + tab[i, j]]
+        tot += s * cnt[i]
+    return tot
+
+
+@numba.njit(cache=True)
+def _evaluate_k_kernel(
+    codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, k, costs, coff, limit, always, want_inv
+):  # pragma: no cover - compiled
+    """Evaluate a node in one call when k-anonymity is the only model (a class passes iff
+    ``|E| >= k``): :func:`_rollup_packed_kernel`, :func:`_class_stats`, and the suppression
+    surcharge (:func:`_surcharge_packed`) when some record is suppressed and the node is
+    feasible (``suppressed <= limit``) or ``always``."""
+    out, out_cnt, inv = _rollup_packed_kernel(codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, want_inv)
+    ok = out_cnt >= k
+    n_ok, sup, sq, dm = _class_stats(out_cnt, ok, k)
+    extra = 0.0
+    if sup > 0 and (sup <= limit or always):
+        extra = _surcharge_packed(out, out_cnt, ok, costs, coff, dst_lv, shifts, masks)
+    return out, out_cnt, inv, ok, n_ok, sup, sq, dm, extra
 
 
 @numba.njit(cache=True)
@@ -206,15 +352,27 @@ def feasibility_monotone(models: tuple[PrivacyModel, ...], limit: int) -> bool:
 
 @dataclass
 class FrequencySet:
-    """Distinct generalized tuples of one node (group ids per column), counts, histograms."""
+    """Distinct generalized tuples of one node (group ids per column), counts, histograms.
 
-    tab: np.ndarray  # (g, r) int16/int32 group ids at the node's levels
+    The rows are a ``(g, r)`` table ``tab`` of group ids, or, when every column's group ids
+    fit one int64 together (:attr:`Encoded.packed`), bit-packed ``codes`` (``tab`` is then
+    None; :meth:`Encoded.table` decodes). The bottom node keeps both.
+    """
+
+    tab: np.ndarray | None  # (g, r) int16/int32 group ids at the node's levels
     cnt: np.ndarray  # (g,) int64
     hists: dict[str, np.ndarray] = field(default_factory=dict)  # column -> (g, V) int64
+    codes: np.ndarray | None = None  # (g,) int64 bit-packed rows
 
     @property
     def n_rows(self) -> int:
         return int(self.cnt.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the set's arrays."""
+        arrays = [self.tab, self.cnt, self.codes, *self.hists.values()]
+        return sum(int(a.nbytes) for a in arrays if a is not None)
 
 
 @dataclass
@@ -267,6 +425,8 @@ class Encoded:
         self.heights = np.array([h.height for h in dataset.hierarchies], dtype=np.int64)
         self.k = max([m.k for m in models if isinstance(m, KAnonymity)], default=1)
         self.monotone_feasibility = feasibility_monotone(self.models, self.limit)
+        #: k-anonymity is the only model: a class fails iff it has fewer than ``k`` records
+        self.kanon_only = all(type(m) is KAnonymity for m in self.models)
         X = dataset.X
         # ---- per column, per level: dense group id of each leaf rank, and group -> node
         self.gmap: list[list[np.ndarray]] = []
@@ -297,6 +457,7 @@ class Encoded:
             self.rootcost[j] = gc[h.height][0]
         # ---- level-up maps: group at level a -> group at level b >= a
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
+        self._flatten_tables()
         # ---- bottom frequency set (distinct input tuples) with per-class sensitive histograms
         ident = np.concatenate([self.gmap[j][0] for j in range(r)]).astype(np.int32)
         offs = np.concatenate([[0], np.cumsum([len(self.gmap[j][0]) for j in range(r)])[:-1]]).astype(np.int64)
@@ -313,8 +474,45 @@ class Encoded:
                 codes = dataset.sensitive_codes[col].astype(np.int64)
                 hists[col] = np.bincount(inv * V + codes, minlength=len(cnt) * V).reshape(len(cnt), V).astype(np.int64)
                 self.sens_cols.append(col)
-        self.bottom = FrequencySet(tab, cnt, hists)
+        self.bottom = FrequencySet(tab, cnt, hists, _pack_kernel(tab, self._shifts) if self.packed else None)
         self.model_cols = [m.sensitive_name(dataset) for m in self.models]
+
+    def _flatten_tables(self) -> None:
+        """Per-node lookups as flat arrays for the numba kernels (no per-node Python work).
+
+        ``_upflat[_upoff[j, a, b] + g]``: group ``g`` of column ``j`` at level ``a`` mapped to
+        level ``b``; ``_costs[_coff[j, l] + g]``: the per-record surcharge
+        ``rootcost_j - gcost_j(l, g)`` of suppressing a record of group ``g``. Rows are
+        bit-packed (:attr:`packed`) when the columns' level-0 group ids fit ``_PACK_BITS`` bits together:
+        column ``j`` in bits ``_shifts[j]..`` (``_masks[j]`` wide). ``_kfast`` is the ``k`` of a
+        k-anonymity-only model set on packed rows (one kernel call per node), else 0.
+        """
+        r, H = self.r, int(self.heights.max()) + 1
+        self._upoff = np.zeros((r, H, H), dtype=np.int64)
+        self._coff = np.zeros((r, H), dtype=np.int64)
+        ups, costs, pos, cpos = [], [], 0, 0
+        for j in range(r):
+            h = int(self.heights[j])
+            for a in range(h + 1):
+                c = self.rootcost[j] - self.gcost[j][a]
+                self._coff[j, a] = cpos
+                costs.append(c)
+                cpos += len(c)
+                for b in range(a, h + 1):
+                    m = self.up(j, a, b)
+                    self._upoff[j, a, b] = pos
+                    ups.append(m)
+                    pos += len(m)
+        self._upflat = np.concatenate(ups).astype(np.int32)
+        self._costs = np.concatenate(costs).astype(np.float64)
+        # coarser levels have no more groups than level 0
+        bits = np.array([max(1, int(self.ngroups[j][0] - 1).bit_length()) for j in range(r)], dtype=np.int64)
+        self.packed = bool(bits.sum() <= _PACK_BITS)
+        self._shifts = np.zeros(r, dtype=np.int64)
+        self._shifts[:-1] = np.cumsum(bits[::-1])[::-1][1:]
+        self._masks = (np.int64(1) << bits) - 1
+        self._kfast = self.k if self.packed and self.kanon_only else 0
+        self._surcharged = self.measure in ("non_uniform_entropy", "loss", "precision")
 
     # ------------------------------------------------------------------ measures
     def _group_cost(self, j: int, h: Any, lev: int, nodes: np.ndarray, gfreq: np.ndarray) -> np.ndarray:
@@ -391,19 +589,48 @@ class Encoded:
             self._up[key] = m
         return m
 
+    def table(self, fs: FrequencySet) -> np.ndarray:
+        """The ``(g, r)`` group-id table of a frequency set (decoded when bit-packed)."""
+        if fs.tab is not None:
+            return fs.tab
+        return _unpack_kernel(fs.codes, self._shifts, self._masks).astype(self.tab_dtype)
+
     def rollup(self, src: FrequencySet, src_levels, dst_levels, cols=None, need_inv: bool = False):
-        """Frequency set of ``dst_levels`` from a finer node's frequency set (on ``cols``)."""
-        cols = range(self.r) if cols is None else cols
-        maps = [self.up(j, int(a), int(b)) for j, a, b in zip(cols, src_levels, dst_levels)]
-        offs = np.zeros(len(maps), dtype=np.int64)
-        if len(maps) > 1:
-            offs[1:] = np.cumsum([len(x) for x in maps])[:-1]
-        tab, cnt, inv = fast_rollup(src.tab, src.cnt, maps, offs, [self.ngroups[j][int(b)] for j, b in zip(cols, dst_levels)])
+        """Frequency set of ``dst_levels`` from a finer node's frequency set (on ``cols``).
+
+        Returns ``(fs, inv)``; ``inv`` (the output row of each source row) is computed when
+        ``need_inv`` or when histograms must be summed, else it is an empty array.
+        """
+        want_inv = need_inv or bool(src.hists)
+        if cols is None and self.packed:
+            codes, cnt, inv = _rollup_packed_kernel(
+                src.codes,
+                src.cnt,
+                self._upflat,
+                self._upoff,
+                self._shifts,
+                self._masks,
+                np.asarray(src_levels, dtype=np.int64),
+                np.asarray(dst_levels, dtype=np.int64),
+                want_inv,
+            )
+            tab = None
+        else:
+            cols = range(self.r) if cols is None else cols
+            maps = [self.up(j, int(a), int(b)) for j, a, b in zip(cols, src_levels, dst_levels)]
+            offs = np.zeros(len(maps), dtype=np.int64)
+            if len(maps) > 1:
+                offs[1:] = np.cumsum([len(x) for x in maps])[:-1]
+            radix = [self.ngroups[j][int(b)] for j, b in zip(cols, dst_levels)]
+            tab, cnt, inv = fast_rollup(self.table(src), src.cnt, maps, offs, radix)
+            codes = None
         hists = {c: _sum_rows(inv, hsrc, len(cnt)) for c, hsrc in src.hists.items()}
-        return FrequencySet(tab, cnt, hists), inv
+        return FrequencySet(tab, cnt, hists, codes), inv
 
     def verdicts(self, fs: FrequencySet) -> np.ndarray:
         """Whether each class passes every model."""
+        if self._kfast:
+            return fs.cnt >= self._kfast
         ok = np.ones(fs.n_rows, dtype=bool)
         for m, col in zip(self.models, self.model_cols):
             ok &= np.asarray(m.class_verdicts(fs.cnt, fs.hists.get(col) if col else None, self.dataset), dtype=bool)
@@ -412,39 +639,70 @@ class Encoded:
     def evaluate(
         self, src: FrequencySet, src_levels, levels, *, keep: bool = True, need_inv: bool = False, always_value: bool = False
     ) -> NodeEval:
-        """Evaluate node ``levels`` by rolling up ``src`` (the frequency set of ``src_levels``)."""
+        """Evaluate node ``levels`` by rolling up ``src`` (the frequency set of ``src_levels``).
+
+        With k-anonymity as the only model, roll-up, verdicts, required suppression, the
+        discernibility bound and the suppression surcharge of the value come from one numba
+        call (:func:`_evaluate_k_kernel`); otherwise the models' ``class_verdicts`` run on
+        the rolled-up sizes and histograms.
+        """
         levels = np.asarray(levels, dtype=np.int64)
-        fs, inv = self.rollup(src, src_levels, levels)
-        ok = self.verdicts(fs)
-        sup = int(fs.cnt[~ok].sum())
+        if self._kfast and not src.hists:
+            # the surcharge is only needed for the value of a feasible node (or always_value)
+            codes, cnt, inv, ok, n_ok, sup, sq, dm, extra = _evaluate_k_kernel(
+                src.codes,
+                src.cnt,
+                self._upflat,
+                self._upoff,
+                self._shifts,
+                self._masks,
+                np.asarray(src_levels, dtype=np.int64),
+                levels,
+                self._kfast,
+                self._costs,
+                self._coff,
+                self.limit if self._surcharged else -1,
+                always_value and self._surcharged,
+                need_inv,
+            )
+            fs = FrequencySet(None, cnt, {}, codes)
+        else:
+            fs, inv = self.rollup(src, src_levels, levels, need_inv=need_inv)
+            ok = self.verdicts(fs)
+            n_ok, sup, sq, dm = _class_stats(fs.cnt, ok, self.k)
+            extra = self._surcharge(fs, ok, levels) if sup and (sup <= self.limit or always_value) else 0.0
         feasible = sup <= self.limit
         # the value of an infeasible node is never used (only its bound, for discernibility)
-        value = self.value(fs, ok, levels, sup) if (feasible or always_value) else np.nan
-        dm_bound = 0.0
-        if self.measure == "discernibility":
-            sizes = fs.cnt.astype(float)
-            dm_bound = float((sizes * np.maximum(sizes, self.k)).sum())
-        return NodeEval(int(ok.sum()), sup, feasible, value, dm_bound, fs if keep else None, ok, inv if need_inv else None)
+        value = self._value(levels, n_ok, sup, sq, extra) if (feasible or always_value) else np.nan
+        dm_bound = dm if self.measure == "discernibility" else 0.0
+        return NodeEval(n_ok, sup, feasible, value, dm_bound, fs if keep else None, ok, inv if need_inv else None)
 
-    def value(self, fs: FrequencySet, ok: np.ndarray, levels: np.ndarray, sup: int) -> float:
-        """The measure of a node from its frequency set and class verdicts (see docs/fulldomain.md)."""
+    def _surcharge(self, fs: FrequencySet, ok: np.ndarray, levels: np.ndarray) -> float:
+        """Extra cost of the failing classes' records published as the root (additive measures)."""
+        if not self._surcharged:
+            return 0.0
+        if fs.tab is None:
+            return float(_surcharge_packed(fs.codes, fs.cnt, ok, self._costs, self._coff, levels, self._shifts, self._masks))
+        return float(_surcharge_tab(fs.tab, fs.cnt, ok, self._costs, self._coff, levels))
+
+    def _value(self, levels: np.ndarray, n_ok: int, sup: int, sq: float, extra: float) -> float:
+        """The measure of a node from its class statistics (:func:`_class_stats`; see docs/fulldomain.md).
+
+        Discernibility ``Σ_ok |E|² + n·sup``; average class size ``(n − sup)/#classes/k``;
+        the additive measures ``Σ_j colcost_j(L_j)`` (no suppression) plus the surcharge of
+        the suppressed records, which pay, per cell, the root's cost minus their group's cost.
+        """
         meas = self.measure
         n = self.n
         if meas == "height":
             return float(levels.sum())
         if meas == "discernibility":
-            s = fs.cnt[ok].astype(float)
-            return float((s * s).sum() + float(sup) * n)
+            return float(sq + float(sup) * n)
         if meas == "average_class_size":
-            classes = int(ok.sum())
-            return float(n - sup) / classes / self.k if classes else float("inf")
+            return float(n - sup) / n_ok / self.k if n_ok else float("inf")
         base = float(sum(self.colcost[j, levels[j]] for j in range(self.r)))
         if sup:
-            # suppressed records pay, per cell, the root's cost minus their group's cost
-            costs = [self.rootcost[j] - self.gcost[j][int(levels[j])] for j in range(self.r)]
-            offs = np.zeros(self.r, dtype=np.int64)
-            offs[1:] = np.cumsum([len(c) for c in costs])[:-1]
-            base += _surcharge(fs.tab, fs.cnt, ok, np.concatenate(costs), offs)
+            base += extra
         return float(self._scale(base))
 
     # ------------------------------------------------------------------ release

@@ -26,25 +26,41 @@ from ._engine import Encoded, FrequencySet, NodeEval, require_levels
 __all__ = ["Lattice", "LatticeResult", "LatticeSearch", "lattice_search", "preference"]
 
 _TOL = 1e-9
-_CACHE_BUDGET = 100_000_000  # cells (int16/int32) of cached frequency sets
+_CACHE_BUDGET = 256 * 2**20  # bytes of cached frequency sets
 _NEVER = np.iinfo(np.int64).max
 _HUB_MIN_ROWS = 2000
 
 
 @numba.njit(cache=True)
-def _tag_kernel(levels, state, lv, up, value):  # pragma: no cover - compiled
-    """Set ``state`` to ``value`` on unclassified nodes above (``up``) or below ``lv``."""
-    n, r = levels.shape
-    for i in range(n):
-        if state[i] != 0:
-            continue
-        ok = True
-        for j in range(r):
-            if (levels[i, j] < lv[j]) if up else (levels[i, j] > lv[j]):
-                ok = False
+def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - compiled
+    """Set ``state`` to ``value`` on unclassified nodes above (``up``) or below ``lv``.
+
+    Visits only the box ``[lv, heights]`` (or ``[0, lv]``), an odometer over level vectors
+    that keeps the node id (``Σ L_j·strides[j]``) in step.
+    """
+    r = lv.shape[0]
+    lo = np.empty(r, dtype=np.int64)
+    hi = np.empty(r, dtype=np.int64)
+    node = 0
+    for j in range(r):
+        lo[j] = lv[j] if up else 0
+        hi[j] = heights[j] if up else lv[j]
+        node += lo[j] * strides[j]
+    cur = lo.copy()
+    while True:
+        if state[node] == 0:
+            state[node] = value
+        j = r - 1
+        while j >= 0:
+            if cur[j] < hi[j]:
+                cur[j] += 1
+                node += strides[j]
                 break
-        if ok:
-            state[i] = value
+            node -= (cur[j] - lo[j]) * strides[j]
+            cur[j] = lo[j]
+            j -= 1
+        if j < 0:
+            return
 
 
 @numba.njit(cache=True)
@@ -65,6 +81,59 @@ def _source_kernel(cache_levels, cache_rows, k, lv):  # pragma: no cover - compi
             best = i
             best_rows = cache_rows[i]
     return best
+
+
+@numba.njit(cache=True)
+def _spread_max_kernel(levels, heights, strides, vals, upward):  # pragma: no cover - compiled
+    """In place: each node's value becomes the max over the nodes below it (``upward``: its
+    specializations, itself included) or above it (its generalizations).
+
+    One pass by node id suffices: a direct specialization ``i - strides[j]`` has a smaller id
+    than ``i`` and its own value is already the max over everything below it.
+    """
+    n, r = levels.shape
+    if upward:
+        for i in range(n):
+            v = vals[i]
+            for j in range(r):
+                if levels[i, j] > 0:
+                    w = vals[i - strides[j]]
+                    if w > v:
+                        v = w
+            vals[i] = v
+    else:
+        for i in range(n - 1, -1, -1):
+            v = vals[i]
+            for j in range(r):
+                if levels[i, j] < heights[j]:
+                    w = vals[i + strides[j]]
+                    if w > v:
+                        v = w
+            vals[i] = v
+    return vals
+
+
+@numba.njit(cache=True)
+def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no cover - compiled
+    """Path upward from ``start`` through unclassified direct generalizations, taking the
+    one with the lowest ``climb`` (ties: lowest id) at each step."""
+    r = levels.shape[1]
+    path = np.empty(int(heights.sum()) + 1, dtype=np.int64)
+    path[0] = start
+    m = 1
+    cur = start
+    while True:
+        best = -1
+        for j in range(r):
+            if levels[cur, j] < heights[j]:
+                s = cur + strides[j]
+                if state[s] == 0 and (best < 0 or climb[s] < climb[best] or (climb[s] == climb[best] and s < best)):
+                    best = s
+        if best < 0:
+            return path[:m]
+        path[m] = best
+        m += 1
+        cur = best
 
 
 class Lattice:
@@ -289,7 +358,7 @@ class LatticeSearch:
         self.dm_bound = np.zeros(N)
         # frequency-set cache (roll-up sources); the bottom is always kept
         self._cache: dict[int, FrequencySet] = {}
-        self._cache_cells = 0
+        self._cache_bytes = 0
         self._n_cached = 0
         self._evict_next = 0
         self._tagging = False  # predictive tagging allowed (monotone classification running)
@@ -351,7 +420,7 @@ class LatticeSearch:
                     if self.state[hid] == 0:
                         self.state[hid] = 1 if ev.feasible else -1
                         if self._tagging:
-                            _tag_kernel(self.lat.levels8, self.state, self.lat.levels8[hid], ev.feasible, self.state[hid])
+                            _tag_kernel(self.lat.heights, self.lat.strides, self.state, self.lat.levels[hid], ev.feasible, self.state[hid])
                     self._remember(hid, ev.fs)  # type: ignore[arg-type]
                 if hid in self._cache:
                     return hid, self._cache[hid]
@@ -359,15 +428,16 @@ class LatticeSearch:
 
     def _remember(self, node: int, fs: FrequencySet) -> None:
         """Cache a frequency set as a roll-up source; evict the oldest (lowest, largest) first."""
-        if node in self._cache or fs.tab.size > _CACHE_BUDGET:
+        size = fs.nbytes
+        if node in self._cache or size > _CACHE_BUDGET:
             return
-        while self._cache_cells + fs.tab.size > _CACHE_BUDGET:
+        while self._cache_bytes + size > _CACHE_BUDGET and self._evict_next < self._n_cached:
             i = self._evict_next
             self._evict_next += 1
             vid = int(self._cache_ids[i])
             if vid == 0 or self._cache_rows[i] == _NEVER:
                 continue
-            self._cache_cells -= self._cache.pop(vid).tab.size
+            self._cache_bytes -= self._cache.pop(vid).nbytes
             self._cache_rows[i] = _NEVER
         k = self._n_cached
         if k == len(self._cache_ids):
@@ -380,7 +450,7 @@ class LatticeSearch:
         self._cache_rows[k] = fs.n_rows
         self._cache_levels[k] = self.lat.levels[node]
         self._n_cached = k + 1
-        self._cache_cells += fs.tab.size
+        self._cache_bytes += size
 
     def evaluate(self, node: int, src: tuple[int, FrequencySet] | None = None) -> NodeEval:
         """Evaluate ``node`` (roll-up from the smallest cached finer frequency set)."""
@@ -400,39 +470,34 @@ class LatticeSearch:
         lv = self.lat.levels[node]
         self.state[node] = 1 if ev.feasible else -1
         if tag:
-            _tag_kernel(self.lat.levels8, self.state, lv.astype(np.int8), ev.feasible, 1 if ev.feasible else -1)
+            _tag_kernel(self.lat.heights, self.lat.strides, self.state, lv, ev.feasible, 1 if ev.feasible else -1)
         return ev.feasible
 
     # ------------------------------------------------------------------ classification
-    def classify_flash(self, priority: np.ndarray) -> None:
+    def classify_flash(self, priority: np.ndarray, climb: np.ndarray | None = None) -> None:
         """Classify every node as feasible / infeasible (feasibility must be monotone).
 
-        FLASH-style (Kohlmayer et al. 2012, as in ARX): walk the lattice by height; from each
-        unclassified node build a path upward through unclassified direct generalizations
-        (the one with the lowest ``priority`` first) and binary-search the path for its
-        lowest feasible node. Every evaluation tags all generalizations of a feasible node
-        feasible and all specializations of an infeasible node infeasible (predictive
-        tagging), so each node is evaluated at most once and most are never evaluated.
+        FLASH-style (Kohlmayer et al. 2012, as in ARX): walk the lattice by height (ties:
+        lowest ``priority``); from each unclassified node build a path upward through
+        unclassified direct generalizations (the one with the lowest ``climb`` first; default
+        ``priority``) and binary-search the path for its lowest feasible node. Every
+        evaluation tags all generalizations of a feasible node feasible and all
+        specializations of an infeasible node infeasible (predictive tagging), so each node
+        is evaluated at most once and most are never evaluated.
         """
         lat = self.lat
         order = np.lexsort((priority, lat.height))
+        climb = np.ascontiguousarray(priority if climb is None else climb, dtype=np.float64)
         state = self.state
         self._tagging = True
         for start in order:
             if state[start] != 0:
                 continue
-            path = [int(start)]
-            cur = int(start)
-            while True:
-                succ = [s for s in lat.successors(cur) if state[s] == 0]
-                if not succ:
-                    break
-                cur = min(succ, key=lambda s: (priority[s], s))
-                path.append(cur)
+            path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, int(start))
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
-                node = path[mid]
+                node = int(path[mid])
                 if state[node] == 0:
                     self.check(node, tag=True)
                 if state[node] == 1:
@@ -467,18 +532,11 @@ class LatticeSearch:
             self._remember(node, ev.fs)  # type: ignore[arg-type]
         return float(self.values[node])
 
-    def _propagate(self, bound: np.ndarray) -> np.ndarray:
-        """Max of each node's bound and its specializations' bounds (bottom-up by height)."""
+    def _propagate(self, bound: np.ndarray, upward: bool = True) -> np.ndarray:
+        """Max of each node's bound and its specializations' bounds (``upward``), or its
+        generalizations' bounds (``upward=False``); in place, returned."""
         lat = self.lat
-        if not hasattr(self, "_layers"):
-            self._layers = [np.flatnonzero(lat.height == h) for h in range(int(lat.height.max()) + 1)]
-        for layer in self._layers[1:]:
-            inh = bound[layer]
-            for j in range(lat.r):
-                has = lat.levels[layer, j] > 0
-                inh[has] = np.maximum(inh[has], bound[layer[has] - lat.strides[j]])
-            bound[layer] = inh
-        return bound
+        return _spread_max_kernel(lat.levels8, lat.heights, lat.strides, bound, upward)
 
     def pick(self, ids: np.ndarray) -> int:
         """Best of evaluated ``ids``: lowest value (within a relative 1e-9), then height, then lexicographic."""
@@ -502,7 +560,9 @@ class LatticeSearch:
         Additive measures: visit feasible nodes by increasing no-suppression cost (a lower
         bound of the node's and every generalization's value) and stop once it exceeds the
         best value. Discernibility: propagate Bayardo–Agrawal's bound
-        ``Σ_E |E|·max(|E|, k)`` of every evaluated node to its generalizations, evaluate
+        ``Σ_E |E|·max(|E|, k)`` of every evaluated node to its generalizations (with
+        k-anonymity alone plus ``(n − k)`` per record suppressed at an evaluated
+        generalization, since suppression only grows under specialization), evaluate
         feasible nodes best-first by bound and stop when every remaining bound exceeds the
         best value. Average class size: every feasible node.
         """
@@ -521,6 +581,12 @@ class LatticeSearch:
             tol = _TOL * max(1.0, abs(best)) if np.isfinite(best) else 0.0
             while True:
                 bound = self._propagate(np.where(self.evaluated, self.dm_bound, 0.0))
+                if enc.kanon_only:
+                    # a record suppressed at L sits in a class of size < k of every finer
+                    # node, where the bound charged it k; it pays n: add (n - k) per record
+                    # of the least suppression of L, that of its evaluated generalizations
+                    sup = self._propagate(np.where(self.evaluated, self.sup, 0).astype(float), upward=False)
+                    bound += float(enc.n - enc.k) * sup
                 cand = feas[~self.evaluated[feas]]
                 cand = cand[bound[cand] <= best + tol]
                 if not len(cand):
@@ -556,9 +622,10 @@ def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
         # the top node has the least suppression: if it fails, nothing passes
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
-        # paths climb by lowest relative distance Σ L_j/h_j first (measure-independent)
+        # starts by lowest relative distance Σ L_j/h_j; paths climb the attribute with the
+        # fewest levels first (largest relative step 1/h_j): measure-independent
         prio = (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
-        search.classify_flash(prio)
+        search.classify_flash(prio, -prio)
     else:
         search.classify_all()
     feasible = search.state == 1
