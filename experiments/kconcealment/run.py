@@ -74,9 +74,13 @@ class RunCache:
             for rec in pd.read_csv(path, dtype={"key": str}).to_dict("records"):
                 self.rows[rec["key"]] = {f: rec[f] for f in self.FIELDS}
 
-    def get(self, key: str, compute) -> dict:
+    cached_only = False
+
+    def get(self, key: str, compute) -> dict | None:
         if key in self.rows:
             return dict(self.rows[key])
+        if self.cached_only:
+            return None
         res = compute()
         self.rows[key] = res
         if self.path is not None:
@@ -88,7 +92,7 @@ class RunCache:
 CACHE = RunCache(None)
 
 
-def _cached(key: str, name: str, ds, model, measure: str, problems: dict, **opts) -> dict:
+def _cached(key: str, name: str, ds, model, measure: str, problems: dict, **opts) -> dict | None:
     return CACHE.get(key, lambda: _one(name, ds, model, measure, problems, **opts))
 
 
@@ -122,11 +126,14 @@ def experiment1(cfg: dict, datasets: list[str], log) -> dict[str, pd.DataFrame]:
                 ):
                     key = f"{dname}|{ds.n}|{k}|{measure}|{algo}"
                     res = _cached(key, name, ds, model, measure, problems, **opts)
+                    if res is None:
+                        continue
                     rows.append({"dataset": dname, "n": ds.n, "k": k, "measure": measure, "algorithm": algo, **res})
                     log(
                         f"{dname:10s} n={ds.n:6d} k={k:3d} {measure} {algo:15s} loss={res['loss']:.4f} ({res['seconds']:.1f}s)"
                     )
-        out[FIGURES[dname]] = pd.DataFrame(rows)
+        if rows:
+            out[FIGURES[dname]] = pd.DataFrame(rows)
     return out
 
 
@@ -148,14 +155,18 @@ def experiment2(cfg: dict, log, seed: int = 0) -> pd.DataFrame:
             ):
                 key = f"adult|{ds.n}|{k}|{measure}|{algo}" + (f"|seed={seed + k}" if "rng" in opts else "")
                 res = _cached(key, name, ds, model, measure, problems, **opts)
+                if res is None:
+                    continue
                 rows.append({"dataset": "adult", "n": ds.n, "k": k, "measure": measure, "algorithm": algo, **res})
                 log(f"fig9 k={k:3d} {measure} {algo:25s} loss={res['loss']:.4f} ({res['seconds']:.1f}s)")
     return pd.DataFrame(rows)
 
 
-def experiment3(cfg: dict, log) -> pd.DataFrame:
+def experiment3(cfg: dict, log, datasets: list[str]) -> pd.DataFrame:
     rows = []
     for dname, ell in ELL.items():
+        if dname not in datasets:
+            continue
         ds = LOADERS[dname](n=cfg["n"][dname])
         problems = {"lm": Problem.from_dataset(ds, "lm")}
         for k in cfg["ks"]:
@@ -167,6 +178,8 @@ def experiment3(cfg: dict, log) -> pd.DataFrame:
             ):
                 key = f"{dname}|{ds.n}|{k}|lm|{algo}|l={ell}"
                 res = _cached(key, name, ds, model, "lm", problems, **opts)
+                if res is None:
+                    continue
                 rows.append({"dataset": dname, "n": ds.n, "l": ell, "k": k, "measure": "lm", "algorithm": algo, **res})
                 log(f"fig10 {dname} l={ell} k={k:3d} {algo:28s} loss={res['loss']:.4f} ({res['seconds']:.1f}s)")
     return pd.DataFrame(rows)
@@ -215,10 +228,15 @@ def summarize(
     lines.append(
         "Loss = average LM (0..1) or average EM (bits); lower is better. Every release was verified by its model's checker."
     )
+    for df in figs.values():
+        d = df.dataset.iloc[0]
+        lines.append(f"- {d}: n = {df.n.iloc[0]:,}, k in {sorted(df.k.unique().tolist())}")
     lines.append("")
     wins, total, losses = 0, 0, []
     for df in figs.values():
         for (d, k, m), g in df.groupby(["dataset", "k", "measure"]):
+            if set(g.algorithm) != {"agglomerative", "forest", "k-concealment"}:
+                continue  # an incomplete cell (resumed run, --cached-only)
             kc = float(g.loc[g.algorithm == "k-concealment", "loss"].iloc[0])
             ka = float(g.loc[g.algorithm != "k-concealment", "loss"].min())
             total += 1
@@ -235,7 +253,7 @@ def summarize(
     lines.append("")
     if fig9 is not None and len(fig9):
         lines.append("## Experiment 2 (Fig. 9): randomization on Adult")
-        piv = fig9.pivot_table(index=["measure", "k"], columns="algorithm", values="loss")
+        piv = fig9.pivot_table(index=["measure", "k"], columns="algorithm", values="loss").dropna()
         lines.append(_md(piv))
         r = piv.get("randomized k-concealment")
         if r is not None:
@@ -248,7 +266,7 @@ def summarize(
         lines.append("")
     if fig10 is not None and len(fig10):
         lines.append("## Experiment 3 (Fig. 10): ℓ-diversity (LM)")
-        piv = fig10.pivot_table(index=["dataset", "l", "k"], columns="algorithm", values="loss")
+        piv = fig10.pivot_table(index=["dataset", "l", "k"], columns="algorithm", values="loss").dropna()
         lines.append(_md(piv))
         better = bool((piv["k-concealment + l-diversity"] < piv["agglomerative + Alg 8"]).all())
         lines.append("")
@@ -274,6 +292,11 @@ def main(argv: list[str] | None = None) -> int:
         help="CSV of finished runs to resume from (default: <out>/runs-<preset>.csv)",
     )
     ap.add_argument("--fresh", action="store_true", help="ignore (and replace) the cache of finished runs")
+    ap.add_argument(
+        "--cached-only",
+        action="store_true",
+        help="compute nothing: build the figures and summary from the finished runs in the cache",
+    )
     args = ap.parse_args(argv)
     preset = QUICK if args.quick else MEDIUM if args.medium else FULL
     cfg = {"n": dict(preset["n"]), "ks": list(preset["ks"])}
@@ -288,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         cache_path.unlink()
     global CACHE
     CACHE = RunCache(cache_path)
+    CACHE.cached_only = args.cached_only
 
     def log(msg: str) -> None:
         print(msg, flush=True)
@@ -309,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         plot(fig9, args.out / "fig9_randomization_adult.png", "fig9: cost of randomization (Adult)")
     fig10 = None
     if "exp3" not in args.skip:
-        fig10 = experiment3(cfg, log)
+        fig10 = experiment3(cfg, log, args.datasets)
         fig10.to_csv(args.out / "fig10_ldiversity.csv", index=False)
         plot(fig10, args.out / "fig10_ldiversity.png", "fig10: l-diversity (LM)", measures=("lm",))
     text = summarize(figs, fig9, fig10, preset_name, cfg)
