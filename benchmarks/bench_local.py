@@ -104,21 +104,10 @@ def bench(n: int | None, k: int, measure: str, baselines: bool, verify: bool) ->
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=None, help="rows (default: all 45,222)")
-    ap.add_argument("--ks", nargs="*", type=int, default=[10, 100])
-    ap.add_argument("--measure", default="lm", choices=["lm", "em"])
-    ap.add_argument("--baselines", action="store_true")
-    ap.add_argument("--verify", action="store_true", help="also run through the registry (checker time)")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for k in args.ks:
-        rows += bench(args.n, k, args.measure, args.baselines, args.verify)
+def write(out: Path, rows: list[dict]) -> None:
+    """Append rows to ``local.csv`` and regenerate ``local.md`` from all rows."""
     df = pd.DataFrame(rows)
-    csv = args.out / "local.csv"
+    csv = out / "local.csv"
     previous = pd.read_csv(csv) if csv.exists() else pd.DataFrame()
     allrows = pd.concat([previous, df], ignore_index=True)
     allrows.to_csv(csv, index=False)
@@ -145,7 +134,21 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"| {r['date']} | {load} | {r['n']} | {r['k']} | {r['measure']} | {r['what']} | {r['seconds']} | {loss} |"
         )
-    (args.out / "local.md").write_text("\n".join(lines) + "\n")
+    (out / "local.md").write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=None, help="rows (default: all 45,222)")
+    ap.add_argument("--ks", nargs="*", type=int, default=[10, 100])
+    ap.add_argument("--measure", default="lm", choices=["lm", "em"])
+    ap.add_argument("--baselines", action="store_true")
+    ap.add_argument("--verify", action="store_true", help="also run through the registry (checker time)")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for k in args.ks:  # results are written after every k, so a long run keeps what it measured
+        write(args.out, bench(args.n, k, args.measure, args.baselines, args.verify))
     return 0
 
 

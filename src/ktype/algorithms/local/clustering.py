@@ -55,15 +55,27 @@ def _pair_union_cost(ctab, alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, 
 
 
 @njit(cache=True, parallel=True)
-def _merge_dists(a, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, out):
-    """``out[e] = dist(C_a, C_e)`` for every active cluster e != a (+inf elsewhere), in parallel."""
-    n = clo.shape[0]
-    for e in prange(n):
+def _merge_dists(a, alist, na, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, out):
+    """``out[t] = dist(C_a, C_e)`` for ``e = alist[t]``, ``t < na``, when e is active and
+    e != a (+inf otherwise), in parallel."""
+    for t in prange(na):
+        e = alist[t]
         if e == a or not active[e]:
-            out[e] = np.inf
+            out[t] = np.inf
             continue
         u = _pair_union_cost(ctab, clo[a], chi[a], clo[e], chi[e], anc, nlo, nhi, tree, m, measure, pn, ps)
-        out[e] = (size[a] + size[e]) * u - size[a] * dc[a] - size[e] * dc[e]
+        out[t] = (size[a] + size[e]) * u - size[a] * dc[a] - size[e] * dc[e]
+
+
+@njit(cache=True)
+def _nearest(tmp, alist, na):
+    """(cluster, distance) of the smallest ``tmp[:na]`` (first position on ties), or (-1, inf)."""
+    if na == 0:
+        return -1, np.inf
+    p = np.argmin(tmp[:na])
+    if tmp[p] == np.inf:
+        return -1, np.inf
+    return alist[p], tmp[p]
 
 
 @njit(cache=True, parallel=True)
@@ -108,6 +120,8 @@ def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
     # initial nearest neighbours of singletons: dist = 2 d({i, j}) (tables + branch and bound)
     _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd)
     tmp = np.empty(n)
+    alist = np.arange(n)  # ascending ids of the clusters that may be active (compacted lazily)
+    na = n
     n_active = n
     ver = np.zeros(n, dtype=np.int64)  # bumped when a cluster changes
     nnver = np.zeros(n, dtype=np.int64)  # version of nn[c] when nnd[c] was computed
@@ -120,7 +134,8 @@ def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
         while True:
             a = -1
             bd = np.inf
-            for c in range(n):
+            for t in range(na):
+                c = alist[t]
                 if active[c] and (nnd[c] < bd or (nnd[c] == bd and a < 0)):
                     bd = nnd[c]
                     a = c
@@ -129,11 +144,8 @@ def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
             e0 = nn[a]
             if e0 >= 0 and active[e0] and nnver[a] == ver[e0]:
                 break
-            _merge_dists(a, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, tmp)
-            bj = np.argmin(tmp)
-            best = tmp[bj]
-            if best == np.inf:
-                bj = -1
+            _merge_dists(a, alist, na, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, tmp)
+            bj, best = _nearest(tmp, alist, na)
             nn[a] = bj
             nnd[a] = best
             nnver[a] = ver[bj] if bj >= 0 else 0
@@ -158,16 +170,22 @@ def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
         if size[a] >= k:
             active[a] = False
             n_active -= 1
+        if 2 * n_active < na:
+            c = 0
+            for t in range(na):
+                if active[alist[t]]:
+                    alist[c] = alist[t]
+                    c += 1
+            na = c
+        if not active[a]:
             continue
-        _merge_dists(a, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, tmp)
-        bj = np.argmin(tmp)
-        best = tmp[bj]
-        if best == np.inf:
-            bj = -1
-        for e in range(n):
+        _merge_dists(a, alist, na, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, tmp)
+        bj, best = _nearest(tmp, alist, na)
+        for t in range(na):
+            e = alist[t]
             if e == a or not active[e]:
                 continue
-            dd = tmp[e]
+            dd = tmp[t]
             if dd < nnd[e] or (dd == nnd[e] and a < nn[e]):
                 nnd[e] = dd
                 nn[e] = a
