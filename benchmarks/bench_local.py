@@ -49,6 +49,7 @@ def bench(n: int | None, k: int, measure: str, baselines: bool, verify: bool) ->
     p = Problem.from_dataset(ds, measure)
     k1_expansion(Problem.from_dataset(adult(n=50), measure), 2)  # JIT warm-up (cached kernels)
     rows = []
+    started, load = time.strftime("%Y-%m-%d %H:%M"), round(os.getloadavg()[0], 2)
     t0 = time.perf_counter()
     LO, HI = k1_expansion(p, k)
     t1 = time.perf_counter()
@@ -60,8 +61,8 @@ def bench(n: int | None, k: int, measure: str, baselines: bool, verify: bool) ->
     t3 = time.perf_counter()
     print(f"n={ds.n} k={k} alg5 {t3 - t2:.1f}s ({st.upgrades} upgrades)", flush=True)
     base = {
-        "date": time.strftime("%Y-%m-%d %H:%M"),
-        "load": round(os.getloadavg()[0], 2),
+        "date": started,
+        "load": load,
         "n": ds.n,
         "r": ds.r,
         "k": k,
@@ -110,7 +111,9 @@ def write(out: Path, rows: list[dict]) -> None:
     csv = out / "local.csv"
     previous = pd.read_csv(csv) if csv.exists() else pd.DataFrame()
     allrows = pd.concat([previous, df], ignore_index=True)
-    allrows.to_csv(csv, index=False)
+    tmp = csv.with_suffix(".csv.tmp")
+    allrows.to_csv(tmp, index=False)
+    os.replace(tmp, csv)  # atomic: an interrupted run leaves the previous results
     lines = [
         "# bench_local: k-concealment and baselines on UCI Adult",
         "",
@@ -134,7 +137,9 @@ def write(out: Path, rows: list[dict]) -> None:
         lines.append(
             f"| {r['date']} | {load} | {r['n']} | {r['k']} | {r['measure']} | {r['what']} | {r['seconds']} | {loss} |"
         )
-    (out / "local.md").write_text("\n".join(lines) + "\n")
+    tmp = out / "local.md.tmp"
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, out / "local.md")
 
 
 def main(argv: list[str] | None = None) -> int:
