@@ -120,7 +120,7 @@ def write(out: Path, rows: list[dict]) -> None:
         "Command: `python benchmarks/bench_local.py [--n N] [--ks K ...] [--baselines] [--verify]`.",
         "Goal: basic k-concealment on Adult 45,222 < 120 s at k=10, < 600 s at k=100 (2-core machine, shared).",
         "",
-        "Newest runs first. `load` is the 1-minute load average when the run started (2 cores:",
+        "Newest runs first. `load` is the 1-minute load average recorded with the run (2 cores:",
         "a load above 1 means another process shared the machine, so times are pessimistic).",
         "",
         "| date | load | n | k | measure | what | seconds | loss |",
