@@ -118,7 +118,7 @@ def experiment1(cfg: dict, datasets: list[str], log) -> dict[str, pd.DataFrame]:
         for k in cfg["ks"]:
             if k > ds.n:
                 continue
-            for measure in ("lm", "em"):
+            for measure in cfg.get("measures", ("lm", "em")):
                 for algo, name, model, opts in (
                     ("agglomerative", "agglomerative", KAnonymity(k), {}),
                     ("forest", "forest", KAnonymity(k), {}),
@@ -142,7 +142,7 @@ def experiment2(cfg: dict, log, seed: int = 0) -> pd.DataFrame:
     problems = {m: Problem.from_dataset(ds, m) for m in ("lm", "em")}
     rows = []
     for k in cfg["ks"]:
-        for measure in ("lm", "em"):
+        for measure in cfg.get("measures", ("lm", "em")):
             for algo, name, model, opts in (
                 ("agglomerative", "agglomerative", KAnonymity(k), {}),
                 ("k-concealment", "k_concealment", KConcealment(k), {}),
@@ -291,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="CSV of finished runs to resume from (default: <out>/runs-<preset>.csv)",
     )
+    ap.add_argument("--measures", nargs="*", default=["lm", "em"], choices=["lm", "em"])
     ap.add_argument("--fresh", action="store_true", help="ignore (and replace) the cache of finished runs")
     ap.add_argument(
         "--cached-only",
@@ -299,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     preset = QUICK if args.quick else MEDIUM if args.medium else FULL
-    cfg = {"n": dict(preset["n"]), "ks": list(preset["ks"])}
+    cfg = {"n": dict(preset["n"]), "ks": list(preset["ks"]), "measures": tuple(args.measures)}
     if args.ks:
         cfg["ks"] = args.ks
     if args.n:
