@@ -512,11 +512,25 @@ def test_alg6_rejects_small_q():
         randomized_k1(Problem.from_dataset(ds), 5, q=2, rng=np.random.default_rng(0))
 
 
+@pytest.mark.parametrize("tight", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_dynamic_scc_invariants_after_every_upgrade(seed, monkeypatch):
+def test_dynamic_scc_invariants_after_every_upgrade(seed, tight, monkeypatch):
     """After each upgrade of Algorithms 5/7 the incremental labels equal a full SCC
-    recomputation and the maintained positions are a topological order of the condensation."""
+    recomputation and the maintained positions are a topological order of the condensation.
+    ``tight`` starts from consecutive positions (no gaps), so every reordering has to
+    renumber the positions first."""
     from ktype.algorithms.local import kconcealment as kc
+
+    if tight:
+        orig_init = kc._Concealer.__init__
+
+        def tight_init(self, *args, **kwargs):
+            orig_init(self, *args, **kwargs)
+            if self.mode == "incremental":
+                live = np.flatnonzero(self.size > 0)
+                self.pos[live] = np.argsort(np.argsort(self.pos[live])) + 1
+
+        monkeypatch.setattr(kc._Concealer, "__init__", tight_init)
 
     ds = random_dataset(seed, n=60, r=3, m=8, n_sens=3)
     p = Problem.from_dataset(ds)
