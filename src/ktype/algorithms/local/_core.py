@@ -130,7 +130,7 @@ class Problem:
                 cached = np.zeros((self.r, 0, 0))
             else:
                 cached = _closure_cost_table(M, *self.args)
-            object.__setattr__(self, "_ctab", cached)
+            self._ctab = cached
         return cached
 
     def record_costs(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -276,7 +276,7 @@ def plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
 
 @njit(cache=True)
 def consistent_pair(X, i, lo, hi, j):
-    """Whether generalized record j (rows lo[j], hi[j]) is consistent with record i."""
+    """Whether record i lies inside box j (rows ``lo[j]``, ``hi[j]``): R̄_j is consistent with R_i."""
     for a in range(X.shape[1]):
         v = X[i, a]
         if v < lo[j, a] or v > hi[j, a]:

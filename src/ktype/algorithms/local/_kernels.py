@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._core import _close, _fcost, plus_box, plus_table
+from ._core import _close, _fcost, consistent_pair, plus_box, plus_table
 
 
 @njit(cache=True)
@@ -231,13 +231,7 @@ def alg3_run(X, LO, HI, k, order, anc, nlo, nhi, tree, m, measure, pn, ps, deg):
         bw = np.full(need, np.inf)
         bj = np.full(need, n, dtype=np.int64)
         for j in range(n):
-            cons = True
-            for a in range(r):
-                v = X[i, a]
-                if v < LO[j, a] or v > HI[j, a]:
-                    cons = False
-                    break
-            if cons:
+            if consistent_pair(X, i, LO, HI, j):
                 continue
             # c(R_i + R̄_j) - c(R̄_j), with early exit for LM (every term >= 0)
             worst = bw[need - 1]
@@ -285,25 +279,6 @@ def alg3_run(X, LO, HI, k, order, anc, nlo, nhi, tree, m, measure, pn, ps, deg):
                 if inn and not ino:
                     deg[y] += 1
     return changes
-
-
-@njit(cache=True)
-def neighbours_of(X, i, LO, HI):
-    """Indices j with R̄_j consistent with R_i (the set Q of Algorithm 5; includes i)."""
-    n, r = X.shape
-    out = np.empty(n, dtype=np.int64)
-    c = 0
-    for j in range(n):
-        ok = True
-        for a in range(r):
-            v = X[i, a]
-            if v < LO[j, a] or v > HI[j, a]:
-                ok = False
-                break
-        if ok:
-            out[c] = j
-            c += 1
-    return out[:c]
 
 
 def scan_axis(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
@@ -483,14 +458,3 @@ def closures_of_sets(X, S, anc, nlo, nhi, tree):
             LO[t, a] = l2
             HI[t, a] = h2
     return LO, HI
-
-
-@njit(cache=True)
-def union_box_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
-    """Cost (mean over attributes) of the closure of the union of two boxes."""
-    r = alo.shape[0]
-    s = 0.0
-    for a in range(r):
-        l2, h2 = _close(a, min(alo[a], blo[a]), max(ahi[a], bhi[a]), anc, nlo, nhi, tree)
-        s += _fcost(a, l2, h2, m, measure, pn, ps)
-    return s / r

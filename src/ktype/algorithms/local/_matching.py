@@ -34,7 +34,7 @@ from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ._core import unique_boxes
+from ._core import consistent_pair, unique_boxes
 from ._kernels import box_edges, box_members_indexed, scan_axis
 
 __all__ = ["MatchGraph", "all_matches", "initial_order", "ordered_merge"]
@@ -329,20 +329,12 @@ def all_matches(X: np.ndarray, LO: np.ndarray, HI: np.ndarray) -> tuple[np.ndarr
 @njit(cache=True)
 def match_counts(X, LO, HI, comp):
     """Number of matches of each record given SCC labels."""
-    n, r = X.shape
+    n = X.shape[0]
     out = np.zeros(n, dtype=np.int64)
     for i in range(n):
         c = 0
         for j in range(n):
-            if comp[j] != comp[i]:
-                continue
-            ok = True
-            for a in range(r):
-                v = X[i, a]
-                if v < LO[j, a] or v > HI[j, a]:
-                    ok = False
-                    break
-            if ok:
+            if comp[j] == comp[i] and consistent_pair(X, i, LO, HI, j):
                 c += 1
         out[i] = c
     return out

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ...exceptions import InvalidParameterError
-from ._core import Problem
+from ._core import Problem, consistent_pair
 from ._kernels import closures_of_sets
 
 __all__ = ["setcover_clusters", "phase2_partition", "MAX_SUBSETS", "MAX_BOXES"]
@@ -133,28 +133,9 @@ def _lazy_greedy(n: int, sets: list[frozenset[int]], d: np.ndarray) -> list[set[
 
 
 @njit(cache=True)
-def _box_members_count(X, blo, bhi):
-    n, r = X.shape
-    B = blo.shape[0]
-    cnt = np.zeros(B, dtype=np.int64)
-    for b in range(B):
-        c = 0
-        for y in range(n):
-            ok = True
-            for a in range(r):
-                v = X[y, a]
-                if v < blo[b, a] or v > bhi[b, a]:
-                    ok = False
-                    break
-            if ok:
-                c += 1
-        cnt[b] = c
-    return cnt
-
-
-@njit(cache=True)
 def _uncovered_in(X, blo, bhi, covered, alive):
-    n, r = X.shape
+    """Per alive box, the number of records inside it that are not ``covered``."""
+    n = X.shape[0]
     B = blo.shape[0]
     u = np.zeros(B, dtype=np.int64)
     for b in range(B):
@@ -162,15 +143,7 @@ def _uncovered_in(X, blo, bhi, covered, alive):
             continue
         c = 0
         for y in range(n):
-            if covered[y]:
-                continue
-            ok = True
-            for a in range(r):
-                v = X[y, a]
-                if v < blo[b, a] or v > bhi[b, a]:
-                    ok = False
-                    break
-            if ok:
+            if not covered[y] and consistent_pair(X, y, blo, bhi, b):
                 c += 1
         u[b] = c
     return u
@@ -183,7 +156,7 @@ def _phase1_boxes(problem: Problem, k: int) -> list[set[int]]:
     grids = np.array(list(itertools.product(*[range(len(v[0])) for v in vals])), dtype=np.int64).reshape(-1, r)
     blo = np.stack([vals[a][0][grids[:, a]] for a in range(r)], axis=1).astype(np.int32)
     bhi = np.stack([vals[a][1][grids[:, a]] for a in range(r)], axis=1).astype(np.int32)
-    cnt = _box_members_count(X, blo, bhi)
+    cnt = _uncovered_in(X, blo, bhi, np.zeros(n, dtype=np.bool_), np.ones(len(blo), dtype=np.bool_))
     keep = cnt >= k
     blo, bhi = np.ascontiguousarray(blo[keep]), np.ascontiguousarray(bhi[keep])
     dC = problem.record_costs(blo, bhi)
