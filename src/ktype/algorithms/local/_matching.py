@@ -87,17 +87,19 @@ class MatchGraph:
     def _key(lo: np.ndarray, hi: np.ndarray) -> bytes:
         return np.ascontiguousarray(lo, dtype=np.int32).tobytes() + np.ascontiguousarray(hi, dtype=np.int32).tobytes()
 
-    def set_row(self, i: int, lo: np.ndarray, hi: np.ndarray) -> None:
-        """Record that ``R̄_i`` is now the box (lo, hi)."""
+    def set_row(self, i: int, lo: np.ndarray, hi: np.ndarray, members: np.ndarray | None = None) -> None:
+        """Record that ``R̄_i`` is now the box (lo, hi). ``members`` (the records inside the
+        box, ascending) may be passed when the caller already has them."""
         key = self._key(lo, hi)
         g = self._index.get(key)
         if g is None:
-            g = self._new_group(key, np.asarray(lo, dtype=np.int32), np.asarray(hi, dtype=np.int32))
+            lo = np.asarray(lo, dtype=np.int32)
+            hi = np.asarray(hi, dtype=np.int32)
+            g = self._new_group(key, lo, hi, self.members(lo, hi) if members is None else members)
         _move_member(i, g, self.gid, self.mem_head, self.mem_next, self.mem_prev)
 
-    def _new_group(self, key: bytes, lo: np.ndarray, hi: np.ndarray) -> int:
+    def _new_group(self, key: bytes, lo: np.ndarray, hi: np.ndarray, mem: np.ndarray) -> int:
         g = self.G
-        mem = self.members(lo, hi)
         s = len(mem)
         if g + 2 > len(self.gin_ptr):
             self.gin_ptr = _grow(self.gin_ptr, 2 * len(self.gin_ptr))

@@ -29,7 +29,7 @@ from numba import njit
 from ...exceptions import InfeasibleError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
 from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn, scan_axis
-from ._matching import MatchGraph, initial_order, ordered_merge
+from ._matching import MatchGraph, _relabel, initial_order, ordered_merge
 
 __all__ = [
     "optimal_k1",
@@ -277,7 +277,7 @@ class _Concealer:
         was = ((self.X[inside_new] >= olo) & (self.X[inside_new] <= ohi)).all(axis=1)
         new_src = inside_new[~was]
         self.LO[i], self.HI[i] = nlo, nhi
-        self.graph.set_row(i, nlo, nhi)
+        self.graph.set_row(i, nlo, nhi, inside_new)
         if self.mode == "full":
             self.comp = self.graph.components()
             return
@@ -304,15 +304,13 @@ class _Concealer:
         self.scc_updates += int(changed >= 0)
 
     def canonical_comp(self) -> np.ndarray:
-        from ._matching import _relabel
-
         return _relabel(self.comp)
 
     def check_order(self) -> None:
         """Assert the invariants of the incremental state (tests): labels equal the SCCs and
         every arc between different components goes forward in ``pos``."""
         full = self.graph.components()
-        assert (_relabel_np(self.comp) == full).all(), "SCC labels differ from a full recomputation"
+        assert (_relabel(self.comp) == full).all(), "SCC labels differ from a full recomputation"
         A = self.graph.csr().tocoo()
         n = self.p.n
         # record-level arcs y -> j through groups: y -> g (A rows < n), g -> j (rows >= n)
@@ -328,12 +326,6 @@ class _Concealer:
             diff = cj != cy
             assert (self.pos[cy] < self.pos[cj[diff]]).all(), "topological order violated"
         assert (self.size[np.unique(self.comp)] == np.bincount(self.comp)[np.unique(self.comp)]).all()
-
-
-def _relabel_np(comp: np.ndarray) -> np.ndarray:
-    from ._matching import _relabel
-
-    return _relabel(np.asarray(comp, dtype=np.int64))
 
 
 def k_conceal(
