@@ -66,6 +66,12 @@ def _release(dataset: Dataset, LO: np.ndarray, HI: np.ndarray, info: dict) -> Re
     return Release.build(dataset, LO, HI, recoding="local", provenance={"local": info})
 
 
+def _cluster_release(dataset: Dataset, p: Problem, lab: np.ndarray, info: dict) -> Release:
+    """Release of a clustering: every record gets its cluster's closure."""
+    LO, HI = cluster_boxes(p, lab)
+    return _release(dataset, LO, HI, {**info, "clusters": int(lab.max()) + 1})
+
+
 def _sensitive_models(
     dataset: Dataset, models: Sequence[PrivacyModel], scope: str, algo: str
 ) -> list[tuple[PrivacyModel, np.ndarray]]:
@@ -226,9 +232,14 @@ def agglomerative(
         col = dataset.sensitive_column(None)
         lab = l_diverse_merge(p, lab, np.asarray(dataset.sensitive_codes[col], dtype=np.int64), l, w=w)
         info.update({"l_diversity": l, "w": w, "sensitive": col})
-    LO, HI = cluster_boxes(p, lab)
-    info["clusters"] = int(lab.max()) + 1
-    return _release(dataset, LO, HI, info)
+    return _cluster_release(dataset, p, lab, info)
+
+
+def _forest_release(dataset: Dataset, models: Sequence[PrivacyModel], algo: str, measure: str) -> Release:
+    """FOREST + decomposition, shared by ``forest`` and ``gt_forest`` (the same algorithm)."""
+    k = _kanon(models, algo)
+    p = Problem.from_dataset(dataset, measure)
+    return _cluster_release(dataset, p, forest_clusters(p, k), {"measure": measure})
 
 
 @register(
@@ -246,11 +257,7 @@ def forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "
     """k-anonymity by the forest algorithm: FOREST over (k-1)-nearest-neighbour lists, then
     decomposition of trees larger than ``max(2k-1, 3k-3)``; clusters get their closures.
     O(n^2 r) time, O(n k) memory. Deterministic (ties by index)."""
-    k = _kanon(models, "forest")
-    p = Problem.from_dataset(dataset, measure)
-    lab = forest_clusters(p, k)
-    LO, HI = cluster_boxes(p, lab)
-    return _release(dataset, LO, HI, {"measure": measure, "clusters": int(lab.max()) + 1})
+    return _forest_release(dataset, models, "forest", measure)
 
 
 @register(
@@ -269,11 +276,7 @@ def gt_forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str 
     for EM only when every hierarchy is entropy-monotone (§6.1, assumption (11)).
     Same engine as :func:`forest` with the edge weight ``d`` of the chosen measure.
     """
-    k = _kanon(models, "gt_forest")
-    p = Problem.from_dataset(dataset, measure)
-    lab = forest_clusters(p, k)
-    LO, HI = cluster_boxes(p, lab)
-    return _release(dataset, LO, HI, {"measure": measure, "clusters": int(lab.max()) + 1})
+    return _forest_release(dataset, models, "gt_forest", measure)
 
 
 @register(
@@ -297,5 +300,4 @@ def gt_setcover(
     k = _kanon(models, "gt_setcover")
     p = Problem.from_dataset(dataset, measure)
     lab = setcover_clusters(p, k, method=method)
-    LO, HI = cluster_boxes(p, lab)
-    return _release(dataset, LO, HI, {"measure": measure, "method": method, "clusters": int(lab.max()) + 1})
+    return _cluster_release(dataset, p, lab, {"measure": measure, "method": method})
