@@ -258,7 +258,8 @@ def test_discernibility_bound_with_suppression_is_sound(seed):
 @given(seed=st.integers(0, 2**32 - 1))
 def test_lattice_kernels_match_brute_force(seed):
     """Predictive tagging (box odometer), upward/downward max propagation and flash paths."""
-    from ktype.algorithms.fulldomain._lattice import Lattice, LatticeSearch, _path_kernel, _tag_kernel
+    from ktype.algorithms.fulldomain._kernels import _path_kernel, _tag_kernel
+    from ktype.algorithms.fulldomain._lattice import Lattice, LatticeSearch
 
     rng = np.random.default_rng(seed)
     lat = Lattice(rng.integers(0, 4, size=int(rng.integers(1, 5))))

@@ -18,12 +18,12 @@ Public (also registered by name in :mod:`ktype.algorithms`):
 See ``docs/fulldomain.md``.
 """
 
-from ._api import exhaustive, flash
+from ._api import exhaustive, flash, lattice_search
 from ._datafly import datafly
 from ._engine import MEASURES
 from ._incognito import incognito
 from ._koptimize import k_optimize
-from ._lattice import Lattice, LatticeResult, lattice_search, preference
+from ._lattice import Lattice, LatticeResult, preference
 from ._samarati import samarati
 
 __all__ = [

@@ -20,9 +20,9 @@ from ...models.tcloseness import TCloseness
 from ...release import Release
 from .._registry import register
 from ._engine import MEASURES, Encoded, require_levels
-from ._lattice import build_release, run_search
+from ._lattice import LatticeResult, build_release, run_search
 
-__all__ = ["flash", "exhaustive", "validate_call", "MEASURE_OPTION", "SUPPRESSION_OPTION", "CLASS_MODELS"]
+__all__ = ["flash", "exhaustive", "lattice_search", "validate_call", "MEASURE_OPTION", "SUPPRESSION_OPTION", "CLASS_MODELS"]
 
 #: per-class models the lattice algorithms declare (any ClassModel works through ``lattice_search``)
 CLASS_MODELS = (
@@ -109,3 +109,39 @@ def exhaustive(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: s
     require_levels(dataset, "exhaustive")
     enc = Encoded(dataset, models, max_suppression, measure)
     return build_release(enc, run_search(enc, "exhaustive"), "exhaustive")
+
+
+def lattice_search(
+    dataset: Dataset,
+    model: PrivacyModel | Any,
+    *,
+    algorithm: str = "flash",
+    measure: str = "non_uniform_entropy",
+    max_suppression: float = 0.0,
+) -> LatticeResult:
+    """Search the full-domain generalization lattice and return the classified lattice.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Every quasi-identifier needs a uniform-depth hierarchy.
+    model : ClassModel or sequence of ClassModel
+        Privacy models evaluated per equivalence class (k-anonymity, ℓ-diversity, ...).
+    algorithm : {"flash", "exhaustive"}
+        ``"flash"`` prunes (exact); ``"exhaustive"`` evaluates every node (the test oracle).
+    measure : str
+        One of ``non_uniform_entropy``, ``loss``, ``discernibility``,
+        ``average_class_size``, ``precision``, ``height`` (see ``docs/fulldomain.md``).
+    max_suppression : float
+        Fraction of records that may be suppressed, in ``[0, 1]``.
+
+    Returns
+    -------
+    LatticeResult
+    """
+    models = validate_call(dataset, model, measure=measure, max_suppression=max_suppression, name=algorithm)
+    if algorithm not in ("flash", "exhaustive"):
+        raise ValueError(f"Unknown lattice algorithm {algorithm!r}; use 'flash' or 'exhaustive'.")
+    require_levels(dataset, algorithm)
+    enc = Encoded(dataset, models, max_suppression, measure)
+    return run_search(enc, algorithm)

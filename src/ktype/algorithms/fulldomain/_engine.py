@@ -30,298 +30,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
 import numpy as np
 
 from ...data.dataset import Dataset
 from ...exceptions import HierarchyError, UnsupportedModelError
 from ...models._base import ClassModel, PrivacyModel
 from ...models.kanonymity import KAnonymity
+from ._kernels import (
+    _class_stats,
+    _evaluate_k_kernel,
+    _pack_kernel,
+    _rollup_kernel,
+    _rollup_packed_kernel,
+    _sum_rows,
+    _surcharge_packed,
+    _surcharge_tab,
+    _unpack_kernel,
+    fast_rollup,
+)
 
 __all__ = ["MEASURES", "Encoded", "FrequencySet", "NodeEval", "feasibility_monotone", "suppression_limit"]
 
 #: measures available to the lattice searches (all are losses: lower is better)
 MEASURES = ("non_uniform_entropy", "loss", "discernibility", "average_class_size", "precision", "height")
 
-_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
 #: rows are bit-packed into one int64 when the columns' group ids need at most this many bits
 _PACK_BITS = 62
-
-
-@numba.njit(cache=True)
-def _rollup_kernel(tab, cnt, maps, offs):  # pragma: no cover - compiled
-    """Map every row of ``tab`` through per-column ``maps`` and merge equal rows.
-
-    Returns ``(out_tab, out_cnt, inv)``: distinct mapped rows in first-appearance order,
-    their summed counts, and the output row of each input row.
-    """
-    d, r = tab.shape
-    size = 1
-    while size < 2 * d + 2:
-        size *= 2
-    mask = np.uint64(size - 1)
-    slots = np.full(size, -1, dtype=np.int64)
-    out_tab = np.empty((max(d, 1), r), dtype=tab.dtype)
-    out_cnt = np.zeros(max(d, 1), dtype=np.int64)
-    inv = np.empty(d, dtype=np.int64)
-    buf = np.empty(r, dtype=np.int32)
-    g = 0
-    mul = np.uint64(0x9E3779B97F4A7C15)
-    for i in range(d):
-        h = np.uint64(0x84222325CBF29CE4)
-        for j in range(r):
-            v = maps[offs[j] + tab[i, j]]
-            buf[j] = v
-            h = (h ^ np.uint64(v)) * mul
-        h ^= h >> np.uint64(29)
-        s = h & mask
-        while True:
-            e = slots[s]
-            if e == -1:
-                slots[s] = g
-                for j in range(r):
-                    out_tab[g, j] = buf[j]
-                out_cnt[g] = cnt[i]
-                inv[i] = g
-                g += 1
-                break
-            same = True
-            for j in range(r):
-                if out_tab[e, j] != buf[j]:
-                    same = False
-                    break
-            if same:
-                out_cnt[e] += cnt[i]
-                inv[i] = e
-                break
-            s = (s + np.uint64(1)) & mask
-    return out_tab[:g], out_cnt[:g], inv
-
-
-@numba.njit(cache=True)
-def _merge_keys(keys, cnt, want_inv):  # pragma: no cover - compiled
-    """Merge equal non-negative int64 ``keys``: ``(rep, out_cnt, inv)``.
-
-    Open addressing with Fibonacci hashing; each slot holds its key (``-1`` = empty) and its
-    output row, so a probe reads one slot. ``rep[o]`` is the first input row of output row
-    ``o`` (first-appearance order), ``out_cnt`` the summed counts, ``inv`` the output row of
-    each input row (empty unless ``want_inv``).
-    """
-    d = keys.shape[0]
-    size = 2
-    shift = np.uint64(63)
-    while size < 2 * d + 2:
-        size *= 2
-        shift -= np.uint64(1)
-    mask = np.uint64(size - 1)
-    mul = np.uint64(0x9E3779B97F4A7C15)
-    skey = np.full(size, -1, dtype=np.int64)
-    sgrp = np.empty(size, dtype=np.int64)
-    inv = np.empty(d if want_inv else 0, dtype=np.int64)
-    rep = np.empty(max(d, 1), dtype=np.int64)
-    out_cnt = np.empty(max(d, 1), dtype=np.int64)
-    g = 0
-    for i in range(d):
-        key = keys[i]
-        s = (np.uint64(key) * mul) >> shift
-        while True:
-            e = skey[s]
-            if e == key:
-                o = sgrp[s]
-                out_cnt[o] += cnt[i]
-                if want_inv:
-                    inv[i] = o
-                break
-            if e == -1:
-                skey[s] = key
-                sgrp[s] = g
-                rep[g] = i
-                out_cnt[g] = cnt[i]
-                if want_inv:
-                    inv[i] = g
-                g += 1
-                break
-            s = (s + np.uint64(1)) & mask
-    return rep[:g], out_cnt[:g], inv
-
-
-@numba.njit(cache=True)
-def _rollup_key_kernel(tab, cnt, maps, offs, mult):  # pragma: no cover - compiled
-    """:func:`_rollup_kernel` when the mapped rows fit a mixed-radix int64 key (faster):
-    keys first, then :func:`_merge_keys`."""
-    d, r = tab.shape
-    keys = np.empty(d, dtype=np.int64)
-    for i in range(d):
-        key = np.int64(0)
-        for j in range(r):
-            key += np.int64(maps[offs[j] + tab[i, j]]) * mult[j]
-        keys[i] = key
-    rep, out_cnt, inv = _merge_keys(keys, cnt, True)
-    g = rep.shape[0]
-    out_tab = np.empty((g, r), dtype=tab.dtype)
-    for o in range(g):
-        i = rep[o]
-        for j in range(r):
-            out_tab[o, j] = maps[offs[j] + tab[i, j]]
-    return out_tab, out_cnt, inv
-
-
-@numba.njit(cache=True)
-def _pack_kernel(tab, shifts):  # pragma: no cover - compiled
-    """Bit-pack each row of group ids: ``code = OR_j tab[i, j] << shifts[j]``."""
-    d, r = tab.shape
-    codes = np.empty(d, dtype=np.int64)
-    for i in range(d):
-        c = np.int64(0)
-        for j in range(r):
-            c |= np.int64(tab[i, j]) << shifts[j]
-        codes[i] = c
-    return codes
-
-
-@numba.njit(cache=True)
-def _unpack_kernel(codes, shifts, masks):  # pragma: no cover - compiled
-    """Inverse of :func:`_pack_kernel`: ``(g, r)`` int32 group ids."""
-    d = codes.shape[0]
-    r = shifts.shape[0]
-    tab = np.empty((d, r), dtype=np.int32)
-    for i in range(d):
-        for j in range(r):
-            tab[i, j] = (codes[i] >> shifts[j]) & masks[j]
-    return tab
-
-
-@numba.njit(cache=True)
-def _rollup_packed_kernel(codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, want_inv):  # pragma: no cover - compiled
-    """Roll-up of a bit-packed frequency set ``(codes, cnt)`` of node ``src_lv`` to ``dst_lv``.
-
-    Column ``j``'s group id sits in bits ``shifts[j] .. shifts[j] + bits(masks[j])`` of a
-    row's code. Only the columns whose level changes are remapped (through
-    ``upflat[upoff[j, a, b] + group]``, the level-up map of column ``j`` from ``a`` to ``b``);
-    the others keep their bits, so a roll-up from a direct specialization does one lookup
-    per row. Mapped codes are merged by :func:`_merge_keys`. Returns
-    ``(out_codes, out_cnt, inv)`` (``inv`` empty unless ``want_inv``).
-    """
-    d = codes.shape[0]
-    r = shifts.shape[0]
-    ch = np.empty(r, dtype=np.int64)
-    base = np.empty(r, dtype=np.int64)
-    nch = 0
-    keep = np.int64(-1)
-    for j in range(r):
-        if src_lv[j] != dst_lv[j]:
-            ch[nch] = j
-            base[nch] = upoff[j, src_lv[j], dst_lv[j]]
-            nch += 1
-            keep &= ~(masks[j] << shifts[j])
-    keys = np.empty(d, dtype=np.int64)
-    for i in range(d):
-        c = codes[i]
-        key = c & keep
-        for t in range(nch):
-            j = ch[t]
-            key |= np.int64(upflat[base[t] + ((c >> shifts[j]) & masks[j])]) << shifts[j]
-        keys[i] = key
-    rep, out_cnt, inv = _merge_keys(keys, cnt, want_inv)
-    return keys[rep], out_cnt, inv
-
-
-@numba.njit(cache=True)
-def _class_stats(cnt, ok, k):  # pragma: no cover - compiled
-    """One pass over a node's classes: ``(n_ok, suppressed, Σ_ok |E|², Σ_E |E|·max(|E|, k))``."""
-    n_ok = 0
-    sup = 0
-    sq = 0.0
-    dm = 0.0
-    for i in range(cnt.shape[0]):
-        c = cnt[i]
-        fc = float(c)
-        dm += fc * (fc if c > k else float(k))
-        if ok[i]:
-            n_ok += 1
-            sq += fc * fc
-        else:
-            sup += c
-    return n_ok, sup, sq, dm
-
-
-@numba.njit(cache=True)
-def _surcharge_packed(codes, cnt, ok, costs, coff, lv, shifts, masks):  # pragma: no cover - compiled
-    """Σ over failing classes of ``|E| · Σ_j costs[coff[j, lv[j]] + group_j]`` (packed rows):
-    the extra cost of publishing their cells as the root (see :meth:`Encoded._value`)."""
-    r = shifts.shape[0]
-    base = np.empty(r, dtype=np.int64)
-    for j in range(r):
-        base[j] = coff[j, lv[j]]
-    tot = 0.0
-    for i in range(codes.shape[0]):
-        if ok[i]:
-            continue
-        c = codes[i]
-        s = 0.0
-        for j in range(r):
-            s += costs[base[j] + ((c >> shifts[j]) & masks[j])]
-        tot += s * cnt[i]
-    return tot
-
-
-@numba.njit(cache=True)
-def _surcharge_tab(tab, cnt, ok, costs, coff, lv):  # pragma: no cover - compiled
-    """:func:`_surcharge_packed` for a frequency set stored as a ``(g, r)`` table."""
-    g, r = tab.shape
-    base = np.empty(r, dtype=np.int64)
-    for j in range(r):
-        base[j] = coff[j, lv[j]]
-    tot = 0.0
-    for i in range(g):
-        if ok[i]:
-            continue
-        s = 0.0
-        for j in range(r):
-            s += costs[base[j] + tab[i, j]]
-        tot += s * cnt[i]
-    return tot
-
-
-@numba.njit(cache=True)
-def _evaluate_k_kernel(
-    codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, k, costs, coff, limit, always, want_inv
-):  # pragma: no cover - compiled
-    """Evaluate a node in one call when k-anonymity is the only model (a class passes iff
-    ``|E| >= k``): :func:`_rollup_packed_kernel`, :func:`_class_stats`, and the suppression
-    surcharge (:func:`_surcharge_packed`) when some record is suppressed and the node is
-    feasible (``suppressed <= limit``) or ``always``."""
-    out, out_cnt, inv = _rollup_packed_kernel(codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, want_inv)
-    ok = out_cnt >= k
-    n_ok, sup, sq, dm = _class_stats(out_cnt, ok, k)
-    extra = 0.0
-    if sup > 0 and (sup <= limit or always):
-        extra = _surcharge_packed(out, out_cnt, ok, costs, coff, dst_lv, shifts, masks)
-    return out, out_cnt, inv, ok, n_ok, sup, sq, dm, extra
-
-
-@numba.njit(cache=True)
-def _sum_rows(inv, hist, g):  # pragma: no cover - compiled
-    out = np.zeros((g, hist.shape[1]), dtype=np.int64)
-    for i in range(inv.shape[0]):
-        o = inv[i]
-        for v in range(hist.shape[1]):
-            out[o, v] += hist[i, v]
-    return out
-
-
-def fast_rollup(tab: np.ndarray, cnt: np.ndarray, maps: list[np.ndarray], offs: np.ndarray, radix: list[int]):
-    """Roll-up with an int64 mixed-radix key when it fits, else by comparing rows."""
-    flat = np.concatenate(maps) if maps else np.zeros(0, dtype=np.int32)
-    total = 1
-    for x in radix:
-        total *= int(x)
-    if total < 2**62:
-        mult = np.ones(len(radix), dtype=np.int64)
-        for j in range(len(radix) - 2, -1, -1):
-            mult[j] = mult[j + 1] * int(radix[j + 1])
-        return _rollup_key_kernel(tab, cnt, flat, offs, mult)
-    return _rollup_kernel(tab, cnt, flat, offs)
 
 
 def suppression_limit(max_suppression: float, n: int) -> int:

@@ -13,7 +13,8 @@ from ...models._base import PrivacyModel
 from ...release import Release
 from .._registry import register
 from ._api import CLASS_MODELS, MEASURE_OPTION, SUPPRESSION_OPTION
-from ._engine import Encoded, FrequencySet, _sum_rows, fast_rollup, require_levels
+from ._engine import Encoded, FrequencySet, require_levels
+from ._kernels import _sum_rows, fast_rollup
 from ._lattice import LatticeResult, LatticeSearch, build_release
 
 __all__ = ["incognito"]

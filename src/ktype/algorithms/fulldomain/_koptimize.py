@@ -15,7 +15,8 @@ from ...models.kanonymity import KAnonymity
 from ...release import Release
 from .._registry import register
 from ._api import SUPPRESSION_OPTION
-from ._engine import _rollup_kernel, suppression_limit
+from ._engine import suppression_limit
+from ._kernels import _rollup_kernel
 
 __all__ = ["k_optimize", "k_optimize_search"]
 

@@ -14,126 +14,19 @@ from dataclasses import dataclass, field
 from math import factorial
 from typing import Any
 
-import numba
 import numpy as np
 
-from ...data.dataset import Dataset
 from ...exceptions import InfeasibleError
-from ...models._base import PrivacyModel
 from ...release import Release
-from ._engine import Encoded, FrequencySet, NodeEval, require_levels
+from ._engine import Encoded, FrequencySet, NodeEval
+from ._kernels import _path_kernel, _source_kernel, _spread_max_kernel, _tag_kernel
 
-__all__ = ["Lattice", "LatticeResult", "LatticeSearch", "lattice_search", "preference"]
+__all__ = ["Lattice", "LatticeResult", "LatticeSearch", "build_release", "preference", "run_search"]
 
 _TOL = 1e-9
 _CACHE_BUDGET = 256 * 2**20  # bytes of cached frequency sets
 _NEVER = np.iinfo(np.int64).max
 _HUB_MIN_ROWS = 2000
-
-
-@numba.njit(cache=True)
-def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - compiled
-    """Set ``state`` to ``value`` on unclassified nodes above (``up``) or below ``lv``.
-
-    Visits only the box ``[lv, heights]`` (or ``[0, lv]``), an odometer over level vectors
-    that keeps the node id (``Σ L_j·strides[j]``) in step.
-    """
-    r = lv.shape[0]
-    lo = np.empty(r, dtype=np.int64)
-    hi = np.empty(r, dtype=np.int64)
-    node = 0
-    for j in range(r):
-        lo[j] = lv[j] if up else 0
-        hi[j] = heights[j] if up else lv[j]
-        node += lo[j] * strides[j]
-    cur = lo.copy()
-    while True:
-        if state[node] == 0:
-            state[node] = value
-        j = r - 1
-        while j >= 0:
-            if cur[j] < hi[j]:
-                cur[j] += 1
-                node += strides[j]
-                break
-            node -= (cur[j] - lo[j]) * strides[j]
-            cur[j] = lo[j]
-            j -= 1
-        if j < 0:
-            return
-
-
-@numba.njit(cache=True)
-def _source_kernel(cache_levels, cache_rows, k, lv):  # pragma: no cover - compiled
-    """Index of the cached node below ``lv`` with the fewest rows."""
-    best = 0
-    best_rows = cache_rows[0]
-    r = lv.shape[0]
-    for i in range(1, k):
-        if cache_rows[i] >= best_rows:
-            continue
-        ok = True
-        for j in range(r):
-            if cache_levels[i, j] > lv[j]:
-                ok = False
-                break
-        if ok:
-            best = i
-            best_rows = cache_rows[i]
-    return best
-
-
-@numba.njit(cache=True)
-def _spread_max_kernel(levels, heights, strides, vals, upward):  # pragma: no cover - compiled
-    """In place: each node's value becomes the max over the nodes below it (``upward``: its
-    specializations, itself included) or above it (its generalizations).
-
-    One pass by node id suffices: a direct specialization ``i - strides[j]`` has a smaller id
-    than ``i`` and its own value is already the max over everything below it.
-    """
-    n, r = levels.shape
-    if upward:
-        for i in range(n):
-            v = vals[i]
-            for j in range(r):
-                if levels[i, j] > 0:
-                    w = vals[i - strides[j]]
-                    if w > v:
-                        v = w
-            vals[i] = v
-    else:
-        for i in range(n - 1, -1, -1):
-            v = vals[i]
-            for j in range(r):
-                if levels[i, j] < heights[j]:
-                    w = vals[i + strides[j]]
-                    if w > v:
-                        v = w
-            vals[i] = v
-    return vals
-
-
-@numba.njit(cache=True)
-def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no cover - compiled
-    """Path upward from ``start`` through unclassified direct generalizations, taking the
-    one with the lowest ``climb`` (ties: lowest id) at each step."""
-    r = levels.shape[1]
-    path = np.empty(int(heights.sum()) + 1, dtype=np.int64)
-    path[0] = start
-    m = 1
-    cur = start
-    while True:
-        best = -1
-        for j in range(r):
-            if levels[cur, j] < heights[j]:
-                s = cur + strides[j]
-                if state[s] == 0 and (best < 0 or climb[s] < climb[best] or (climb[s] == climb[best] and s < best)):
-                    best = s
-        if best < 0:
-            return path[:m]
-        path[m] = best
-        m += 1
-        cur = best
 
 
 class Lattice:
@@ -650,44 +543,6 @@ def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
         monotone_measure=monotone_measure,
         extra={"strategies": str(lat.n_strategies())},
     )
-
-
-def lattice_search(
-    dataset: Dataset,
-    model: PrivacyModel | Any,
-    *,
-    algorithm: str = "flash",
-    measure: str = "non_uniform_entropy",
-    max_suppression: float = 0.0,
-) -> LatticeResult:
-    """Search the full-domain generalization lattice and return the classified lattice.
-
-    Parameters
-    ----------
-    dataset : Dataset
-        Every quasi-identifier needs a uniform-depth hierarchy.
-    model : ClassModel or sequence of ClassModel
-        Privacy models evaluated per equivalence class (k-anonymity, ℓ-diversity, ...).
-    algorithm : {"flash", "exhaustive"}
-        ``"flash"`` prunes (exact); ``"exhaustive"`` evaluates every node (the test oracle).
-    measure : str
-        One of ``non_uniform_entropy``, ``loss``, ``discernibility``,
-        ``average_class_size``, ``precision``, ``height`` (see ``docs/fulldomain.md``).
-    max_suppression : float
-        Fraction of records that may be suppressed, in ``[0, 1]``.
-
-    Returns
-    -------
-    LatticeResult
-    """
-    from ._api import validate_call
-
-    models = validate_call(dataset, model, measure=measure, max_suppression=max_suppression, name=algorithm)
-    if algorithm not in ("flash", "exhaustive"):
-        raise ValueError(f"Unknown lattice algorithm {algorithm!r}; use 'flash' or 'exhaustive'.")
-    require_levels(dataset, algorithm)
-    enc = Encoded(dataset, models, max_suppression, measure)
-    return run_search(enc, algorithm)
 
 
 def build_release(enc: Encoded, result: LatticeResult, algorithm: str) -> Release:
