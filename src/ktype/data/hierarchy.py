@@ -23,9 +23,7 @@ allowed, but full-domain (level-based) recoding needs every leaf at the same dep
 
 from __future__ import annotations
 
-import math
 import numbers
-import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -246,70 +244,34 @@ class Hierarchy:
             numeric=numeric,
         )
 
-    # ------------------------------------------------------------------ builders
+    # ------------------------------------------------------------------ builders (in builders.py)
     @classmethod
     def from_table(cls, table: pd.DataFrame | Sequence[Sequence], name: str = "attribute") -> Hierarchy:
-        """Build from an ARX-style table: one row per value, one column per level.
+        """Build from an ARX-style table: one row per value, one column per level. See :func:`ktype.data.builders.from_table`."""
+        from . import builders
 
-        Column 0 holds the domain values, the last column the single root. Exact duplicate
-        rows are dropped with a warning; a value listed twice with different ancestors is
-        an error.
-        """
-        df = pd.DataFrame(table).astype(str)
-        if df.shape[0] == 0:
-            raise HierarchyError(f"Hierarchy for {name!r} has no rows.")
-        if df.shape[1] < 2:
-            raise HierarchyError(
-                f"Hierarchy for {name!r} needs at least two columns (value and top level); got {df.shape[1]}."
-            )
-        df = df.apply(lambda c: c.str.strip())
-        if (df == "").any().any() or df.isna().any().any():
-            r, c = np.argwhere(((df == "") | df.isna()).to_numpy())[0]
-            raise HierarchyError(
-                f"Hierarchy for {name!r} has an empty cell at row {r + 1}, level {c}: "
-                "ragged rows are not allowed in the table format (use Hierarchy.from_subsets)."
-            )
-        dup_rows = df.duplicated()
-        if dup_rows.any():
-            warnings.warn(
-                f"Hierarchy for {name!r}: dropped {int(dup_rows.sum())} exact duplicate row(s) "
-                f"(e.g. value {df[dup_rows].iloc[0, 0]!r}).",
-                stacklevel=2,
-            )
-            df = df[~dup_rows]
-        dup_vals = df.iloc[:, 0].duplicated()
-        if dup_vals.any():
-            v = df.iloc[:, 0][dup_vals].iloc[0]
-            raise HierarchyError(f"Hierarchy for {name!r} lists value {v!r} twice with different generalizations.")
-        values = df.iloc[:, 0].tolist()
-        paths = df.iloc[:, 1:].to_numpy().tolist()
-        return cls._from_paths(name, values, paths)
+        return builders.from_table(table=table, name=name)
 
     @classmethod
     def from_arx_csv(cls, path: str | Path, name: str | None = None, sep: str = ";") -> Hierarchy:
-        """Read an ARX hierarchy CSV (``value;level1;...;top``, no header)."""
-        path = Path(path)
-        if name is None:
-            name = path.stem.split("hierarchy_")[-1]
-        try:
-            df = pd.read_csv(path, sep=sep, header=None, dtype=str, keep_default_na=False)
-        except FileNotFoundError:
-            raise HierarchyError(f"Hierarchy file for {name!r} not found: {path}") from None
-        except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-            raise HierarchyError(f"Hierarchy file {path} for {name!r} is malformed: {e}") from None
-        return cls.from_table(df, name=name)
+        """Read an ARX hierarchy CSV (``value;level1;...;top``, no header). See :func:`ktype.data.builders.from_arx_csv`."""
+        from . import builders
+
+        return builders.from_arx_csv(path=path, name=name, sep=sep)
 
     @classmethod
     def flat(cls, values: Iterable, name: str = "attribute") -> Hierarchy:
-        """Two-level hierarchy: each value or ``*`` (suppression only)."""
-        vals = _sorted_unique(values)
-        return cls._from_paths(name, vals, [[SUPPRESSED_LABEL]] * len(vals), numeric=_all_numeric(vals))
+        """Two-level hierarchy: each value or ``*`` (suppression only). See :func:`ktype.data.builders.flat`."""
+        from . import builders
+
+        return builders.flat(values=values, name=name)
 
     @classmethod
     def ordered(cls, values: Iterable, name: str = "attribute") -> Hierarchy:
-        """"No hierarchy" for an ordered attribute: any interval of the sorted domain."""
-        vals = _sorted_unique(values)
-        return cls(name, "ordered", vals, numeric=_all_numeric(vals))
+        """'No hierarchy' for an ordered attribute: any interval of the sorted domain. See :func:`ktype.data.builders.ordered`."""
+        from . import builders
+
+        return builders.ordered(values=values, name=name)
 
     @classmethod
     def intervals(
@@ -321,73 +283,10 @@ class Hierarchy:
         bottom: float | None = None,
         top: float | None = None,
     ) -> Hierarchy:
-        """Numeric interval hierarchy with several levels.
+        """Numeric interval hierarchy with several levels. See :func:`ktype.data.builders.intervals`."""
+        from . import builders
 
-        Parameters
-        ----------
-        values : iterable of numbers
-            The domain (or the data column; its distinct values become the leaves).
-        levels : sequence
-            One entry per level above the leaves, finest first. A number is a bin *width*
-            (bins anchored at a multiple of the width); a sequence is explicit *cut points*.
-            Each level must be a coarsening of the previous one.
-        bottom, top : float, optional
-            Bottom / top coding: values below ``bottom`` (at or above ``top``) form one
-            group ``<bottom`` (``>=top``) at every level.
-
-        Examples
-        --------
-        >>> h = Hierarchy.intervals(range(17, 91), [5, 10, 20], name="age")
-        >>> h.label_interval(h.rank_of(33), h.rank_of(33), level=2)
-        '[20-39]'
-        """
-        vals = _sorted_unique(values)
-        if not _all_numeric(vals):
-            raise HierarchyError(f"Interval hierarchy for {name!r} needs numeric values.")
-        arr = np.asarray(vals, dtype=float)
-        integral = bool(np.all(np.mod(arr, 1) == 0))
-        if len(levels) == 0:
-            raise HierarchyError(f"Interval hierarchy for {name!r} needs at least one level.")
-        groups_per_level: list[list[str]] = []
-        prev_ids: np.ndarray | None = None
-        for li, spec in enumerate(levels):
-            if isinstance(spec, numbers.Real):
-                w = float(spec)
-                if w <= 0:
-                    raise HierarchyError(f"Interval hierarchy for {name!r}: width {spec} at level {li + 1} must be > 0.")
-                lo_b = np.floor(arr / w) * w
-                hi_b = lo_b + w
-            else:
-                cuts = np.asarray(sorted(float(c) for c in spec))
-                if len(cuts) == 0:
-                    raise HierarchyError(f"Interval hierarchy for {name!r}: level {li + 1} has no cut points.")
-                idx = np.searchsorted(cuts, arr, side="right")
-                lo_b = np.where(idx > 0, cuts[np.maximum(idx - 1, 0)], -np.inf)
-                hi_b = np.where(idx < len(cuts), cuts[np.minimum(idx, len(cuts) - 1)], np.inf)
-            if bottom is not None:
-                below = arr < bottom
-                lo_b = np.where(below, -np.inf, np.maximum(lo_b, bottom))
-                hi_b = np.where(below, bottom, hi_b)
-            if top is not None:
-                above = arr >= top
-                lo_b = np.where(above, top, lo_b)
-                hi_b = np.where(above, np.inf, np.minimum(hi_b, top))
-            labels = [_interval_label(a, b, integral) for a, b in zip(lo_b, hi_b)]
-            ids = pd.factorize(pd.Series(list(zip(lo_b, hi_b))))[0]
-            if prev_ids is not None:
-                # coarsening check: every previous group maps into exactly one group here
-                pairs = pd.DataFrame({"p": prev_ids, "c": ids}).drop_duplicates()
-                if pairs["p"].duplicated().any():
-                    raise HierarchyError(
-                        f"Interval hierarchy for {name!r}: level {li + 1} splits a group of level {li}; "
-                        "each level must be a coarsening of the previous one (use multiples of the width "
-                        "or a superset of the cut points)."
-                    )
-            prev_ids = ids
-            groups_per_level.append(labels)
-        paths = [[groups_per_level[li][i] for li in range(len(levels))] + [SUPPRESSED_LABEL] for i in range(len(vals))]
-        # drop a level whose groups are all singletons equal to the previous? keep: uniform depth matters
-        return cls._from_paths(name, vals, paths, numeric=True)
+        return builders.intervals(values=values, levels=levels, name=name, bottom=bottom, top=top)
 
     @classmethod
     def masking(
@@ -398,25 +297,10 @@ class Hierarchy:
         levels: Sequence[int] | None = None,
         char: str = "*",
     ) -> Hierarchy:
-        """Masking hierarchy for codes of equal length, e.g. ZIP ``94142 → 9414* → 941** → *``.
+        """Masking hierarchy for codes of equal length, e.g. ZIP ``94142 → 9414* → 941** → *``. See :func:`ktype.data.builders.masking`."""
+        from . import builders
 
-        ``levels`` lists how many trailing characters each level masks (default 1, 2, …,
-        length − 1); the top is always ``*``.
-        """
-        vals = sorted(set(value_keys(values)))
-        lengths = {len(v) for v in vals}
-        if len(lengths) != 1:
-            raise HierarchyError(
-                f"Masking hierarchy for {name!r} needs values of one length; found lengths {sorted(lengths)} "
-                "(pad the codes, e.g. with leading zeros)."
-            )
-        length = lengths.pop()
-        if levels is None:
-            levels = list(range(1, length))
-        if any(not (0 < m <= length) for m in levels) or list(levels) != sorted(set(levels)):
-            raise HierarchyError(f"Masking hierarchy for {name!r}: levels must increase within 1..{length}; got {list(levels)}.")
-        paths = [[v[: length - m] + char * m for m in levels if m < length] + [SUPPRESSED_LABEL] for v in vals]
-        return cls._from_paths(name, vals, paths)
+        return builders.masking(values=values, name=name, levels=levels, char=char)
 
     @classmethod
     def from_subsets(
@@ -428,51 +312,10 @@ class Hierarchy:
         root_label: str = SUPPRESSED_LABEL,
         labels: Sequence[str] | None = None,
     ) -> Hierarchy:
-        """Build from an explicit laminar family of subsets (a *proper* family).
+        """Build from an explicit laminar family of subsets (a *proper* family). See :func:`ktype.data.builders.from_subsets`."""
+        from . import builders
 
-        Singletons and the whole domain are added when missing (Def. 2 of the
-        k-concealment paper requires them). The family must be laminar: any two subsets are
-        disjoint or nested. The resulting tree may be unbalanced.
-        """
-        dom = list(domain)
-        keys = value_keys(dom)
-        if len(set(keys)) != len(keys):
-            raise HierarchyError(f"Hierarchy for {name!r}: the domain lists a value twice.")
-        pos = {k: i for i, k in enumerate(keys)}
-        fam: list[frozenset[int]] = []
-        fam_labels: list[str] = []
-        given_labels = list(labels) if labels is not None else None
-        for si, s in enumerate(subsets):
-            members = []
-            for v in value_keys(list(s)):
-                if v not in pos:
-                    raise HierarchyError(f"Hierarchy for {name!r}: subset {si} contains {v!r}, which is not in the domain.")
-                members.append(pos[v])
-            fs = frozenset(members)
-            if not fs:
-                raise HierarchyError(f"Hierarchy for {name!r}: subset {si} is empty.")
-            if len(fs) == 1 or len(fs) == len(dom) or fs in fam:
-                continue
-            lab = given_labels[si] if given_labels else "{" + ",".join(keys[i] for i in sorted(fs)) + "}"
-            if lab in fam_labels:
-                raise HierarchyError(f"Hierarchy for {name!r}: label {lab!r} names two different subsets.")
-            fam.append(fs)
-            fam_labels.append(lab)
-        # laminarity (family-sized loop, not over rows)
-        for a in range(len(fam)):
-            for b in range(a + 1, len(fam)):
-                inter = fam[a] & fam[b]
-                if inter and inter != fam[a] and inter != fam[b]:
-                    raise HierarchyError(
-                        f"Hierarchy for {name!r} is not laminar: subsets {fam_labels[a]} and {fam_labels[b]} "
-                        "overlap without one containing the other."
-                    )
-        order = sorted(range(len(fam)), key=lambda a: -len(fam[a]))
-        paths = []
-        for i in range(len(dom)):
-            containing = [a for a in order if i in fam[a]]  # largest first
-            paths.append([fam_labels[a] for a in reversed(containing)] + [root_label])
-        return cls._from_paths(name, dom, paths, numeric=_all_numeric(dom))
+        return builders.from_subsets(domain=domain, subsets=subsets, name=name, root_label=root_label, labels=labels)
 
     # ------------------------------------------------------------------ export
     def to_table(self) -> pd.DataFrame:
@@ -688,19 +531,3 @@ def _sorted_unique(values: Iterable) -> list:
         out = sorted(float(v) if not isinstance(v, numbers.Integral) else int(v) for v in uniq)
         return [int(v) if float(v).is_integer() else float(v) for v in out]
     return sorted(value_keys(uniq))
-
-
-def _interval_label(a: float, b: float, integral: bool) -> str:
-    if math.isinf(a) and math.isinf(b):
-        return SUPPRESSED_LABEL
-    if math.isinf(a):
-        return f"<{_num(b)}"
-    if math.isinf(b):
-        return f">={_num(a)}"
-    if integral:
-        return f"[{_num(a)}-{_num(b - 1)}]"
-    return f"[{_num(a)}, {_num(b)})"
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
