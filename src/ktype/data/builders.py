@@ -30,6 +30,8 @@ def from_table(table: pd.DataFrame | Sequence[Sequence], name: str = "attribute"
     an error.
     """
     df = pd.DataFrame(table).astype(str)
+    df.index = np.arange(1, len(df) + 1)  # 1-based row numbers (= file lines of an ARX CSV)
+    df.columns = range(df.shape[1])
     if df.shape[0] == 0:
         raise HierarchyError(f"Hierarchy for {name!r} has no rows.")
     if df.shape[1] < 2:
@@ -51,13 +53,71 @@ def from_table(table: pd.DataFrame | Sequence[Sequence], name: str = "attribute"
             stacklevel=2,
         )
         df = df[~dup_rows]
-    dup_vals = df.iloc[:, 0].duplicated()
+    dup_vals = df.iloc[:, 0].duplicated(keep=False)
     if dup_vals.any():
         v = df.iloc[:, 0][dup_vals].iloc[0]
-        raise HierarchyError(f"Hierarchy for {name!r} lists value {v!r} twice with different generalizations.")
+        rows = df.index[df.iloc[:, 0] == v].tolist()[:2]
+        raise HierarchyError(
+            f"Hierarchy for {name!r} lists value {v!r} twice with different generalizations "
+            f"(rows {rows[0]} and {rows[1]})."
+        )
+    _check_nested(df, name)
     values = df.iloc[:, 0].tolist()
     paths = df.iloc[:, 1:].to_numpy().tolist()
     return Hierarchy._from_paths(name, values, paths)
+
+
+def _check_nested(df: pd.DataFrame, name: str) -> None:
+    """Refuse a level table whose levels are not nested partitions of the values.
+
+    ``df`` holds one row per value (index = 1-based row number), column 0 the values and
+    one column per level. Each label must (1) have one parent at the next level, and
+    (2) name the same set of values at every level it appears (a label repeated to pad a
+    short branch is fine; the same label for two different groups is not, nor a cycle
+    ``M -> X`` on one row and ``X -> M`` on another). Domain-sized work only.
+    """
+    ncol = df.shape[1]
+    for c in range(ncol - 1):
+        pairs = df[[c, c + 1]].drop_duplicates()
+        two = pairs[c].duplicated(keep=False)
+        if two.any():
+            lab = pairs[c][two].iloc[0]
+            rows = pairs[pairs[c] == lab]
+            (r1, p1), (r2, p2) = list(zip(rows.index, rows[c + 1]))[:2]
+            what = "value" if c == 0 else f"level-{c} label"
+            raise HierarchyError(
+                f"Hierarchy for {name!r} is not a tree: {what} {lab!r} has two parents, {p1!r} (row {r1}) "
+                f"and {p2!r} (row {r2}); each level must group the values of the level below "
+                "(nested partitions)."
+            )
+    members: dict[str, tuple[int, frozenset]] = {}
+    for c in range(ncol):
+        for lab, idx in df.groupby(c, sort=False).groups.items():
+            s = frozenset(idx.tolist())
+            prev = members.get(lab)
+            if prev is None:
+                members[lab] = (c, s)
+                continue
+            if prev[1] == s:
+                continue
+            # the same label names two different groups: a cycle if two labels point at each other
+            edges = {}
+            for a in range(ncol - 1):
+                for r, x, y in zip(df.index, df[a], df[a + 1]):
+                    if x != y:
+                        edges.setdefault((x, y), r)
+            for (x, y), r in edges.items():
+                if (y, x) in edges and lab in (x, y):
+                    raise HierarchyError(
+                        f"Hierarchy for {name!r} has a cycle: {x!r} -> {y!r} (row {r}) and "
+                        f"{y!r} -> {x!r} (row {edges[(y, x)]}); levels must be nested partitions."
+                    )
+            r1, r2 = min(prev[1]), min(s)
+            raise HierarchyError(
+                f"Hierarchy for {name!r} is not a tree: label {lab!r} names different groups at level {prev[0]} "
+                f"(row {r1}) and level {c} (row {r2}); levels must be nested partitions, "
+                "so give the groups different labels."
+            )
 
 
 def from_arx_csv(path: str | Path, name: str | None = None, sep: str = ";") -> Hierarchy:
