@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=None, help="rows (default: all 45,222)")
     ap.add_argument("--ks", nargs="*", type=int, default=[10, 100])
-    ap.add_argument("--measure", default="lm", choices=["lm", "em"])
+    ap.add_argument("--measure", default="loss_metric", choices=["loss_metric", "entropy"])
     ap.add_argument("--baselines", action="store_true")
     ap.add_argument("--verify", action="store_true", help="also run through the registry (checker time)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")

@@ -57,6 +57,10 @@ FIGURES = {"artificial": "fig5", "adult": "fig6", "cmc": "fig7", "nursery": "fig
 ELL = {"adult": 1.1, "nursery": 2.0}
 
 
+#: the paper's figure labels (kept in the result files and cache keys) -> ktype.measures names
+MEASURE = {"lm": "loss_metric", "em": "entropy"}
+
+
 class RunCache:
     """Finished runs, appended to a CSV as soon as each one ends (``--cache``).
 
@@ -98,7 +102,7 @@ def _cached(key: str, name: str, ds, model, measure: str, problems: dict, **opts
 
 def _one(name: str, ds, model, measure: str, problems: dict, **opts) -> dict:
     t = time.perf_counter()
-    rel = run(name, ds, model, measure=measure, **opts)
+    rel = run(name, ds, model, measure=MEASURE[measure], **opts)
     sec = time.perf_counter() - t
     X = ds.X[rel.source]
     assert ((rel.lo <= X) & (X <= rel.hi)).all()
@@ -113,7 +117,7 @@ def experiment1(cfg: dict, datasets: list[str], log) -> dict[str, pd.DataFrame]:
     out = {}
     for dname in datasets:
         ds = LOADERS[dname](n=cfg["n"][dname])
-        problems = {m: Problem.from_dataset(ds, m) for m in ("lm", "em")}
+        problems = {m: Problem.from_dataset(ds, MEASURE[m]) for m in ("lm", "em")}
         rows = []
         for k in cfg["ks"]:
             if k > ds.n:
@@ -139,7 +143,7 @@ def experiment1(cfg: dict, datasets: list[str], log) -> dict[str, pd.DataFrame]:
 
 def experiment2(cfg: dict, log, seed: int = 0) -> pd.DataFrame:
     ds = LOADERS["adult"](n=cfg["n"]["adult"])
-    problems = {m: Problem.from_dataset(ds, m) for m in ("lm", "em")}
+    problems = {m: Problem.from_dataset(ds, MEASURE[m]) for m in ("lm", "em")}
     rows = []
     for k in cfg["ks"]:
         for measure in cfg.get("measures", ("lm", "em")):
@@ -168,7 +172,7 @@ def experiment3(cfg: dict, log, datasets: list[str]) -> pd.DataFrame:
         if dname not in datasets:
             continue
         ds = LOADERS[dname](n=cfg["n"][dname])
-        problems = {"lm": Problem.from_dataset(ds, "lm")}
+        problems = {"lm": Problem.from_dataset(ds, MEASURE["lm"])}
         for k in cfg["ks"]:
             if k > ds.n:
                 continue

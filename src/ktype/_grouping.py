@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .exceptions import InvalidParameterError
+
 __all__ = ["group_ids", "group_rows", "pack_keys", "lexsort_rows"]
 
 _LIMIT = np.iinfo(np.int64).max
@@ -24,7 +26,7 @@ def pack_keys(columns: Sequence[np.ndarray]) -> list[np.ndarray]:
     for c in columns:
         c = np.asarray(c)
         if c.size and c.min() < 0:
-            raise ValueError("pack_keys needs non-negative integers")
+            raise InvalidParameterError("pack_keys needs non-negative integers")
         radix = int(c.max()) + 1 if c.size else 1
         if cur is not None and span * radix < _LIMIT // 2:
             cur = cur * radix + c.astype(np.int64)
@@ -55,7 +57,7 @@ def group_ids(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
     """
     cols = [np.asarray(c) for c in columns]
     if not cols:
-        raise ValueError("group_ids needs at least one column")
+        raise InvalidParameterError("group_ids needs at least one column")
     n = len(cols[0])
     if n == 0:
         return np.zeros(0, dtype=np.int64), 0

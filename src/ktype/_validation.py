@@ -11,9 +11,20 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import InvalidParameterError
+from .exceptions import InternalError, InvalidParameterError
 
-__all__ = ["Interval", "Options", "check_params", "check_rng", "unknown_name", "RNGLike"]
+__all__ = ["Interval", "Options", "check_params", "check_rng", "unknown_name", "renamed_hint", "RNGLike", "RENAMED"]
+
+#: option values renamed to the names of ``ktype.measures.MEASURES`` (old name -> new name);
+#: the old ones are rejected with a message naming the new one
+RENAMED = {"lm": "loss_metric", "loss": "loss_metric", "em": "entropy"}
+
+
+def renamed_hint(value: Any, valid: Iterable[Any]) -> str:
+    """`` ('lm' is now called 'loss_metric')`` when ``value`` is an old name of a valid value."""
+    if isinstance(value, str) and value in RENAMED and RENAMED[value] in tuple(valid):
+        return f" ({value!r} is now called {RENAMED[value]!r}, the name in ktype.measures.)"
+    return ""
 
 RNGLike = int | np.random.Generator | None
 
@@ -81,8 +92,9 @@ def check_params(owner: str, params: dict[str, Any], constraints: dict[str, list
         if any(_accepts(c, value) for c in allowed):
             continue
         desc = " or ".join(_describe(c) for c in allowed)
+        hint = "".join(renamed_hint(value, c.values) for c in allowed if isinstance(c, Options))
         raise InvalidParameterError(
-            f"The '{name}' parameter of {owner} must be {desc}. Got {value!r} instead."
+            f"The '{name}' parameter of {owner} must be {desc}. Got {value!r} instead.{hint}"
         )
 
 
@@ -95,7 +107,7 @@ def _accepts(c: Any, value: Any) -> bool:
         return isinstance(value, c) and not (c is not bool and isinstance(value, bool))
     if c == "rng":
         return value is None or isinstance(value, (numbers.Integral, np.random.Generator)) and not isinstance(value, bool)
-    raise TypeError(f"unknown constraint {c!r}")
+    raise InternalError(f"unknown constraint {c!r}")
 
 
 def _describe(c: Any) -> str:

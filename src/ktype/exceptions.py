@@ -15,6 +15,7 @@ __all__ = [
     "UnsupportedModelError",
     "InfeasibleError",
     "VerificationError",
+    "InternalError",
 ]
 
 
@@ -46,4 +47,12 @@ class VerificationError(KtypeError):
     """An algorithm produced a release that its model's independent checker rejects.
 
     This is a bug in ktype; the release is never returned.
+    """
+
+
+class InternalError(KtypeError, RuntimeError):
+    """An internal invariant of ktype failed (a programming error, never bad input).
+
+    Also raised when code registers an algorithm or a measure inconsistently. Please
+    report it with the traceback.
     """

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._validation import RNGLike, check_params, check_rng, unknown_name
 from ..data.dataset import Dataset
-from ..exceptions import InvalidParameterError, UnsupportedModelError, VerificationError
+from ..exceptions import InternalError, InvalidParameterError, UnsupportedModelError, VerificationError
 from ..models._base import PrivacyModel
 from ..release import Release
 
@@ -96,14 +96,14 @@ def register(
 
     def deco(impl: Callable[..., Release]) -> Callable[..., Release]:
         if name in _REGISTRY:
-            raise ValueError(f"algorithm {name!r} registered twice")
+            raise InternalError(f"algorithm {name!r} registered twice")
         cons = dict(constraints or {})
         sig = inspect.signature(impl)
         kw = [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "rng"]
         if set(cons) != set(kw):
-            raise ValueError(f"algorithm {name!r}: constraints {sorted(cons)} must equal its options {sorted(kw)}")
+            raise InternalError(f"algorithm {name!r}: constraints {sorted(cons)} must equal its options {sorted(kw)}")
         if randomized != ("rng" in sig.parameters):
-            raise ValueError(f"algorithm {name!r}: randomized algorithms (only) take rng")
+            raise InternalError(f"algorithm {name!r}: randomized algorithms (only) take rng")
 
         @functools.wraps(impl)
         def public(dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: bool = False, **options: Any) -> Release:

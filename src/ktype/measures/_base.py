@@ -18,7 +18,7 @@ import numpy as np
 
 from ..data.dataset import Dataset
 from ..data.hierarchy import Hierarchy
-from ..exceptions import InvalidParameterError, KtypeError
+from ..exceptions import InternalError, InvalidParameterError, KtypeError
 from ..release import Release
 
 __all__ = [
@@ -87,7 +87,7 @@ def measure(
 
     def deco(func: Callable[..., float]) -> Callable[..., float]:
         if name in _INFO:  # pragma: no cover - programming error
-            raise ValueError(f"measure {name!r} registered twice")
+            raise InternalError(f"measure {name!r} registered twice")
         _INFO[name] = MeasureInfo(name, func, summary, reference, better, bounds, tuple(requires))
         MEASURES[name] = func
         return func

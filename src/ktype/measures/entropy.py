@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.dataset import Dataset
+from ..exceptions import InvalidParameterError
 from ..release import Release
 from ._base import check_cells, column_stats, measure, require_source
 
@@ -78,7 +79,7 @@ def non_uniform_entropy_cells(dataset: Dataset, lo: np.ndarray, hi: np.ndarray, 
     lo, hi = check_cells(dataset, lo, hi)
     x = np.asarray(x, dtype=np.int64)
     if x.shape != lo.shape:
-        raise ValueError(f"x must have shape {lo.shape}; got {x.shape}.")
+        raise InvalidParameterError(f"x must have shape {lo.shape}; got {x.shape}.")
     st = column_stats(dataset)
     N, _ = _interval_stats(dataset, lo, hi)
     Na = np.empty(lo.shape, dtype=np.float64)

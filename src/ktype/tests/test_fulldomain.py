@@ -197,7 +197,7 @@ def test_registered_release(name):
 
 def test_flash_matches_exhaustive_fixture_all_measures():
     ds = pt(["race", "sex", "zip", "marital"])
-    for meas in ("non_uniform_entropy", "loss", "discernibility", "average_class_size", "precision", "height"):
+    for meas in ("non_uniform_entropy", "loss_metric", "discernibility", "average_class_size", "precision", "height"):
         for sup in (0.0, 2 / 9):
             a = lattice_search(ds, KAnonymity(2), algorithm="flash", measure=meas, max_suppression=sup)
             b = lattice_search(ds, KAnonymity(2), algorithm="exhaustive", measure=meas, max_suppression=sup)

@@ -118,7 +118,7 @@ def test_table1_matches_and_components():
     assert counts.tolist() == [2, 3, 2, 2, 2]
     _, counts_b = all_matches(X, LOb, HIb)
     assert counts_b.tolist() == [3, 3, 3, 2, 2]
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     assert p.table_cost(LOc, HIc) < p.table_cost(LOb, HIb)
 
 
@@ -126,7 +126,7 @@ def test_table1_pipeline_is_2_concealed_and_cheaper_than_2_anonymity():
     ds, LOb, HIb, _, _ = table1()
     rel = run("k_concealment", ds, KConcealment(2))
     assert KConcealment(2).check(rel).satisfied
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     X = ds.X[rel.source]
     order = np.argsort(rel.source)
     assert (X[order] == ds.X).all()
@@ -165,7 +165,7 @@ def test_alg4_equals_brute_force(seed):
 @pytest.mark.parametrize("k", [2, 3])
 def test_alg1_optimal_and_alg2_ratio(seed, k):
     ds = random_dataset(seed, n=7, r=2, m=6)
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     LO1, HI1 = optimal_k1(p, k)
     # brute force, independently through Problem.d over index sets
     for i in range(ds.n):
@@ -191,7 +191,7 @@ def test_alg1_refuses_big_inputs():
 @pytest.mark.parametrize("seed", range(8))
 def test_alg3_and_alg5_properties(seed):
     ds = random_dataset(seed, n=8, r=2, m=6)
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     k = 3
     LO2, HI2 = k1_expansion(p, k)
     order = np.random.default_rng(seed).permutation(ds.n)
@@ -200,7 +200,7 @@ def test_alg3_and_alg5_properties(seed):
     adj = consistency(p.X, LO3, HI3)
     assert (adj.sum(axis=1) >= k).all() and (adj.sum(axis=0) >= k).all()  # (k,k)
     LO5, HI5, st = k_conceal(p, LO3, HI3, k, return_state=True)
-    LOf, HIf = k_conceal(p, LO3, HI3, k, mode="full")
+    LOf, HIf = k_conceal(p, LO3, HI3, k, scc_update="full")
     assert (LO5 == LOf).all() and (HI5 == HIf).all()  # incremental == full recomputation
     assert (LO5 <= LO3).all() and (HI5 >= HI3).all()
     bm = brute_matches(consistency(p.X, LO5, HI5))
@@ -219,12 +219,12 @@ def test_alg3_and_alg5_properties(seed):
 
 def test_alg5_incremental_equals_full_on_larger_table():
     ds = random_dataset(3, n=120, r=3, m=12, n_sens=4)
-    p = Problem.from_dataset(ds, "em")
+    p = Problem.from_dataset(ds, "entropy")
     k = 4
     LO, HI = one_k_completion(p, *k1_expansion(p, k), k)
     order = np.random.default_rng(1).permutation(ds.n)
     a = k_conceal(p, LO, HI, k, order=order)
-    b = k_conceal(p, LO, HI, k, order=order, mode="full")
+    b = k_conceal(p, LO, HI, k, order=order, scc_update="full")
     assert (a[0] == b[0]).all() and (a[1] == b[1]).all()
     _, counts = all_matches(p.X, *a)
     assert counts.min() >= k
@@ -392,7 +392,7 @@ def _brute_opt(p: Problem, k: int) -> float:
 @pytest.mark.parametrize("k", [2, 3])
 def test_gt_approximation_factors(seed, k):
     ds = random_dataset(seed, n=8, r=2, m=6)
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     opt = _brute_opt(p, k)
     lab = setcover_clusters(p, k)
     sizes = np.bincount(lab)
@@ -424,12 +424,12 @@ def test_gt_setcover_refuses_large():
 # ---------------------------------------------------------------------------- measures
 def test_lm_and_em_basics():
     ds = random_dataset(2, n=20, r=2, m=6)
-    for meas in ("lm", "em"):
+    for meas in ("loss_metric", "entropy"):
         p = Problem.from_dataset(ds, meas)
         assert p.table_cost(p.X, p.X) == 0.0
         top = np.tile(p.m - 1, (ds.n, 1)).astype(np.int32)
         full = p.table_cost(np.zeros_like(p.X), top)
-        if meas == "lm":
+        if meas == "loss_metric":
             assert full == 1.0
         else:
             H = []
@@ -444,7 +444,7 @@ def test_em_not_monotone():
     """Spec §2.2: Pr = (0.01, 0.01, 0.98): H({a,b}) = 1 bit > H({a,b,c})."""
     df = pd.DataFrame({"x": [0] + [1] + [2] * 98})
     ds = Dataset(df, quasi_identifiers=["x"], hierarchies={"x": Hierarchy.from_subsets([0, 1, 2], [[0, 1]], name="x")})
-    p = Problem.from_dataset(ds, "em")
+    p = Problem.from_dataset(ds, "entropy")
     ab = p.record_costs(np.array([[0]], np.int32), np.array([[1]], np.int32))[0]
     abc = p.record_costs(np.array([[0]], np.int32), np.array([[2]], np.int32))[0]
     assert math.isclose(ab, 1.0) and abc < 0.2
@@ -455,11 +455,11 @@ def test_em_not_monotone():
     "name, models, opts",
     [
         ("k1_anonymity", KOneAnonymity(3), {}),
-        ("kk_anonymity", KKAnonymity(3), {"measure": "em"}),
+        ("kk_anonymity", KKAnonymity(3), {"measure": "entropy"}),
         ("k_concealment", KConcealment(3), {}),
         ("k_concealment", KConcealment(3), {"randomized": True, "rng": 4, "q": 6}),
         ("k_concealment", [KConcealment(3), PSensitivity(2)], {"randomized": True, "rng": 1}),
-        ("k_concealment", [KConcealment(3), FrequencyLDiversity(1.5)], {"measure": "em"}),
+        ("k_concealment", [KConcealment(3), FrequencyLDiversity(1.5)], {"measure": "entropy"}),
         ("agglomerative", KAnonymity(3), {"l": 1.5}),
         ("forest", KAnonymity(3), {}),
         ("gt_forest", KAnonymity(3), {}),
@@ -526,7 +526,7 @@ def test_dynamic_scc_invariants_after_every_upgrade(seed, tight, monkeypatch):
 
         def tight_init(self, *args, **kwargs):
             orig_init(self, *args, **kwargs)
-            if self.mode == "incremental":
+            if self.scc_update == "incremental":
                 live = np.flatnonzero(self.size > 0)
                 self.pos[live] = np.argsort(np.argsort(self.pos[live])) + 1
 
@@ -541,7 +541,7 @@ def test_dynamic_scc_invariants_after_every_upgrade(seed, tight, monkeypatch):
 
     def checked(self, i, x):
         orig(self, i, x)
-        if self.mode == "incremental":
+        if self.scc_update == "incremental":
             self.check_order()
             calls["n"] += 1
 
@@ -553,7 +553,7 @@ def test_dynamic_scc_invariants_after_every_upgrade(seed, tight, monkeypatch):
     assert calls["n"] > 0
 
 
-@pytest.mark.parametrize("measure", ["lm", "em"])
+@pytest.mark.parametrize("measure", ["loss_metric", "entropy"])
 @pytest.mark.parametrize("seed,k", [(0, 4), (1, 9), (2, 15)])
 def test_alg2_every_pick_is_a_greedy_argmin(seed, k, measure):
     """Replay Algorithm 2: every chosen record minimizes d(S ∪ {R_j}) - d(S) over all
@@ -577,7 +577,7 @@ def test_alg2_every_pick_is_a_greedy_argmin(seed, k, measure):
         assert (LO[i] == lo).all() and (HI[i] == hi).all()
 
 
-@pytest.mark.parametrize("measure", ["lm", "em"])
+@pytest.mark.parametrize("measure", ["loss_metric", "entropy"])
 def test_closure_cost_table_matches_record_costs(measure):
     ds = random_dataset(5, n=40, r=3, m=9)
     p = Problem.from_dataset(ds, measure)

@@ -60,7 +60,7 @@ def _brute_match_counts(X, lo, hi):
 
 
 @SETTINGS
-@given(ds=tables(), k=st.integers(1, 3), measure=st.sampled_from(["lm", "em"]))
+@given(ds=tables(), k=st.integers(1, 3), measure=st.sampled_from(["loss_metric", "entropy"]))
 def test_pipelines_pass_independent_checkers(ds, k, measure):
     k = min(k, ds.n)
     run("k1_anonymity", ds, KOneAnonymity(k), measure=measure)
@@ -81,7 +81,7 @@ def test_incremental_scc_equals_full(ds, k, seed):
     LO, HI = one_k_completion(p, *k1_expansion(p, k), k)
     order = np.random.default_rng(seed).permutation(ds.n)
     a = k_conceal(p, LO, HI, k, order=order)
-    b = k_conceal(p, LO, HI, k, order=order, mode="full")
+    b = k_conceal(p, LO, HI, k, order=order, scc_update="full")
     assert (a[0] == b[0]).all() and (a[1] == b[1]).all()
     _, mine = all_matches(p.X, *a)
     assert (mine == _brute_match_counts(p.X, *a)).all()

@@ -130,7 +130,7 @@ def lattice_search(
     algorithm : {"flash", "exhaustive"}
         ``"flash"`` prunes (exact); ``"exhaustive"`` evaluates every node (the test oracle).
     measure : str
-        One of ``non_uniform_entropy``, ``loss``, ``discernibility``,
+        One of ``non_uniform_entropy``, ``loss_metric``, ``discernibility``,
         ``average_class_size``, ``precision``, ``height`` (see ``docs/fulldomain.md``).
     max_suppression : float
         Fraction of records that may be suppressed, in ``[0, 1]``.
@@ -141,7 +141,7 @@ def lattice_search(
     """
     models = validate_call(dataset, model, measure=measure, max_suppression=max_suppression, name=algorithm)
     if algorithm not in ("flash", "exhaustive"):
-        raise ValueError(f"Unknown lattice algorithm {algorithm!r}; use 'flash' or 'exhaustive'.")
+        raise InvalidParameterError(f"Unknown lattice algorithm {algorithm!r}; use 'flash' or 'exhaustive'.")
     require_levels(dataset, algorithm)
     enc = Encoded(dataset, models, max_suppression, measure)
     return run_search(enc, algorithm)

@@ -84,5 +84,5 @@ def datafly(dataset: Dataset, models: tuple[PrivacyModel, ...], *, max_suppressi
         frac = min(1.0, k / dataset.n)
     else:
         frac = float(max_suppression)
-    enc = Encoded(dataset, models, frac, "loss")
+    enc = Encoded(dataset, models, frac, "loss_metric")
     return build_release(enc, datafly_search(enc), "datafly")

@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._validation import renamed_hint
 from ...data.dataset import Dataset
-from ...exceptions import HierarchyError, UnsupportedModelError
+from ...exceptions import HierarchyError, InvalidParameterError, UnsupportedModelError
 from ...models._base import ClassModel, PrivacyModel
 from ...models.kanonymity import KAnonymity
 from ._kernels import (
@@ -52,7 +53,7 @@ from ._kernels import (
 __all__ = ["MEASURES", "Encoded", "FrequencySet", "NodeEval", "feasibility_monotone", "suppression_limit"]
 
 #: measures available to the lattice searches (all are losses: lower is better)
-MEASURES = ("non_uniform_entropy", "loss", "discernibility", "average_class_size", "precision", "height")
+MEASURES = ("non_uniform_entropy", "loss_metric", "discernibility", "average_class_size", "precision", "height")
 
 #: rows are bit-packed into one int64 when the columns' group ids need at most this many bits
 _PACK_BITS = 62
@@ -146,7 +147,9 @@ class Encoded:
                     f"Full-domain lattice search evaluates models per equivalence class; {type(m).__name__} is not a ClassModel."
                 )
         if measure not in MEASURES:
-            raise ValueError(f"unknown measure {measure!r}")
+            raise InvalidParameterError(
+                f"Unknown lattice measure {measure!r}; use one of {', '.join(MEASURES)}.{renamed_hint(measure, MEASURES)}"
+            )
         for h in dataset.hierarchies:
             h.require_levels()
         self.dataset = dataset
@@ -246,7 +249,7 @@ class Encoded:
         self._shifts[:-1] = np.cumsum(bits[::-1])[::-1][1:]
         self._masks = (np.int64(1) << bits) - 1
         self._kfast = self.k if self.packed and self.kanon_only else 0
-        self._surcharged = self.measure in ("non_uniform_entropy", "loss", "precision")
+        self._surcharged = self.measure in ("non_uniform_entropy", "loss_metric", "precision")
 
     # ------------------------------------------------------------------ measures
     def _group_cost(self, j: int, h: Any, lev: int, nodes: np.ndarray, gfreq: np.ndarray) -> np.ndarray:
@@ -260,7 +263,7 @@ class Encoded:
         if meas == "non_uniform_entropy":
             with np.errstate(divide="ignore"):
                 return np.where(gfreq > 0, np.log2(np.maximum(gfreq, 1)), 0.0)
-        if meas == "loss":
+        if meas == "loss_metric":
             m = h.size
             lo = h.node_lo[nodes]
             hi = h.node_hi[nodes]
@@ -276,21 +279,21 @@ class Encoded:
         if self.measure == "non_uniform_entropy":
             f = freq[freq > 0].astype(float)
             return float((gfreq * cost).sum() - (f * np.log2(f)).sum())
-        if self.measure in ("loss", "precision"):
+        if self.measure in ("loss_metric", "precision"):
             return float((gfreq * cost).sum())
         return 0.0
 
     def gen_cost(self, levels: np.ndarray) -> np.ndarray:
         """Measure value of each node (rows of ``levels``) if nothing were suppressed.
 
-        For the cell-additive measures (entropy, loss, precision, height) this is a lower
+        For the cell-additive measures (entropy, loss_metric, precision, height) this is a lower
         bound of the node's value and of every generalization's value, with or without
         suppression (a suppressed cell costs the root, the largest cost of its column).
         """
         levels = np.atleast_2d(levels)
         if self.measure == "height":
             return levels.sum(axis=1).astype(float)
-        if self.measure in ("non_uniform_entropy", "loss", "precision"):
+        if self.measure in ("non_uniform_entropy", "loss_metric", "precision"):
             tot = np.zeros(len(levels))
             for j in range(self.r):
                 tot += self.colcost[j, levels[:, j]]
@@ -298,14 +301,14 @@ class Encoded:
         return np.zeros(len(levels))
 
     def _scale(self, x):
-        if self.measure in ("loss", "precision"):
+        if self.measure in ("loss_metric", "precision"):
             return x / (self.n * self.r)
         return x
 
     @property
     def additive(self) -> bool:
         """Whether the measure is a sum of per-cell costs (lower-bounded by :meth:`gen_cost`)."""
-        return self.measure in ("non_uniform_entropy", "loss", "precision", "height")
+        return self.measure in ("non_uniform_entropy", "loss_metric", "precision", "height")
 
     def measure_monotone(self) -> bool:
         """Whether the measure can only grow under generalization in this setting."""

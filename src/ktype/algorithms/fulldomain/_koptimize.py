@@ -209,6 +209,8 @@ def k_optimize(dataset: Dataset, models: tuple[PrivacyModel, ...], *, max_suppre
         recoding="full-domain",
         provenance={
             "k_optimize": info,
+            "objective": info["published_discernibility"],
+            "objective_measure": "discernibility",
             "lattice": {"algorithm": "k_optimize", "measure": "discernibility", "nodes_evaluated": res["nodes"], "value": res["cost"], "time_s": round(res["time_s"], 6)},
         },
     )

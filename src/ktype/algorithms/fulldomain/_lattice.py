@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...exceptions import InfeasibleError
+from ...exceptions import InfeasibleError, InvalidParameterError
 from ...release import Release
 from ._engine import Encoded, FrequencySet, NodeEval
 from ._kernels import _path_kernel, _source_kernel, _spread_max_kernel, _tag_kernel
@@ -129,7 +129,7 @@ def preference(levels: np.ndarray, heights: np.ndarray, criterion: str = "absolu
     if criterion == "relative":
         h = np.where(heights > 0, heights, 1)
         return (levels / h).sum(axis=1)
-    raise ValueError(f"Unknown preference criterion {criterion!r}; use 'absolute' or 'relative'.")
+    raise InvalidParameterError(f"Unknown preference criterion {criterion!r}; use 'absolute' or 'relative'.")
 
 
 @dataclass
@@ -190,12 +190,12 @@ class LatticeResult:
             key = preference(self.minimal, self.heights, criterion)
         elif criterion == "distribution":
             if self.classes is None or (self.classes[ids] < 0).any():
-                raise ValueError("class counts of the k-minimal nodes are not available for this result.")
+                raise InvalidParameterError("class counts of the k-minimal nodes are not available for this result.")
             key = -self.classes[ids].astype(float)
         elif criterion == "suppression":
             key = self.suppressed[ids].astype(float)
         else:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"Unknown preference criterion {criterion!r}; use 'absolute', 'relative', 'distribution' or 'suppression'."
             )
         order = np.lexsort((ids, self.minimal.sum(axis=1), key))
@@ -548,6 +548,9 @@ def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
 def build_release(enc: Encoded, result: LatticeResult, algorithm: str) -> Release:
     """The release of ``result.optimum`` with its required suppression, and provenance."""
     lo, hi, suppressed, ev = enc.release_arrays(result.optimum)
+    # ``objective`` is the value of ``ktype.measures.MEASURES[objective_measure]`` on the
+    # release; the search minimizes ``1 - precision`` (precision is higher-is-better)
+    objective = 1.0 - float(result.value) if result.measure == "precision" else float(result.value)
     return Release.build(
         enc.dataset,
         lo,
@@ -555,5 +558,5 @@ def build_release(enc: Encoded, result: LatticeResult, algorithm: str) -> Releas
         suppressed=suppressed,
         recoding="full-domain",
         levels=result.optimum,
-        provenance={"lattice": result.summary(), "objective": float(result.value), "objective_measure": result.measure},
+        provenance={"lattice": result.summary(), "objective": objective, "objective_measure": result.measure},
     )

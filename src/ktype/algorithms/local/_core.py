@@ -8,8 +8,8 @@ interval itself for an ordered attribute.
 
 Costs are per generalized record and additive (Eq. 2 of the k-concealment paper):
 
-* ``lm`` -- the Loss Metric, ``(1/r) Σ_j (|R̄(j)| - 1) / (|A_j| - 1)`` (Eq. 1);
-* ``em`` -- the basic entropy measure of Gionis & Tassa (Def. 4.1),
+* ``loss_metric`` -- the Loss Metric, ``(1/r) Σ_j (|R̄(j)| - 1) / (|A_j| - 1)`` (Eq. 1);
+* ``entropy`` -- the basic entropy measure of Gionis & Tassa (Def. 4.1),
   ``(1/r) Σ_j H(X_j | R̄(j))`` with empirical frequencies of the whole original table
   and log base 2. EM is **not monotone** (spec §2.2): cost deltas can be negative and
   are never clamped.
@@ -26,12 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..._validation import renamed_hint
 from ...data.dataset import Dataset
 from ...exceptions import InvalidParameterError
 
 __all__ = ["Problem", "MEASURES"]
 
-MEASURES = ("lm", "em")
+#: the registry names (``ktype.measures.MEASURES``) of the two costs the kernels evaluate
+MEASURES = ("loss_metric", "entropy")
 
 #: largest closure-cost table (entries) built by :meth:`Problem.closure_cost_table`
 MAX_TABLE = 20_000_000
@@ -71,9 +73,11 @@ class Problem:
     measure_name: str
 
     @classmethod
-    def from_dataset(cls, dataset: Dataset, measure: str = "lm") -> Problem:
+    def from_dataset(cls, dataset: Dataset, measure: str = "loss_metric") -> Problem:
         if measure not in MEASURES:
-            raise InvalidParameterError(f"The 'measure' parameter must be one of {MEASURES}. Got {measure!r} instead.")
+            raise InvalidParameterError(
+                f"The 'measure' parameter must be one of {MEASURES}. Got {measure!r} instead.{renamed_hint(measure, MEASURES)}"
+            )
         X = np.ascontiguousarray(dataset.X, dtype=np.int32)
         hs = dataset.hierarchies
         r = len(hs)
@@ -100,7 +104,7 @@ class Problem:
                 nlog = np.where(cnt > 0, cnt * np.log2(np.maximum(cnt, 1.0)), 0.0)
             pn[a, 1 : h.size + 1] = np.cumsum(cnt)
             ps[a, 1 : h.size + 1] = np.cumsum(nlog)
-        return cls(X, anc, nlo, nhi, tree, m, 0 if measure == "lm" else 1, pn, ps, measure)
+        return cls(X, anc, nlo, nhi, tree, m, 0 if measure == "loss_metric" else 1, pn, ps, measure)
 
     @property
     def n(self) -> int:

@@ -23,7 +23,7 @@ arcs end at ``u_i``, hence ``Fwd_new(i) = Fwd_old(i)`` and the only component th
 is that of ``i``: ``SCC_new(i) = Fwd_old(i) ∩ (Bwd_old(i) ∪ ⋃_{x new} Bwd_old(x))``. If every
 new source already lies in ``SCC(i)`` nothing changes (the common case, O(|new|)); otherwise
 ``SCC_new(i)`` is found with one forward and one backward search in the updated graph and
-only its members are relabelled. ``mode="full"`` recomputes all SCCs after every upgrade
+only its members are relabelled. ``scc_update="full"`` recomputes all SCCs after every upgrade
 (for testing equality).
 """
 

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ...exceptions import InfeasibleError, InvalidParameterError
+from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
 from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn, scan_axis
 from ._matching import MatchGraph, _relabel, initial_order, ordered_merge
@@ -237,23 +237,25 @@ def _deltas_into(X, cand, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
 class _Concealer:
     """State shared by Algorithms 5 and 7: boxes, the grouped match graph and SCC labels.
 
-    In ``mode="incremental"`` the SCC labels come with a topological order of their
+    With ``scc_update="incremental"`` the SCC labels come with a topological order of their
     condensation (``pos``), maintained by :func:`~._matching.ordered_merge` after every
     upgrade, so an update only searches the part of the graph between the component of the
     upgraded row and the furthest new source (spec §5.4 correction: every newly consistent
     record is a new source, not only ``R_{j*}``).
     """
 
-    def __init__(self, problem: Problem, LO: np.ndarray, HI: np.ndarray, mode: str) -> None:
-        if mode not in ("incremental", "full"):
-            raise InvalidParameterError(f"The 'mode' parameter must be 'incremental' or 'full'. Got {mode!r} instead.")
+    def __init__(self, problem: Problem, LO: np.ndarray, HI: np.ndarray, scc_update: str) -> None:
+        if scc_update not in ("incremental", "full"):
+            raise InvalidParameterError(
+                f"The 'scc_update' parameter must be 'incremental' or 'full'. Got {scc_update!r} instead."
+            )
         self.p = problem
         self.X = problem.X
         self.LO = np.ascontiguousarray(LO, dtype=np.int32).copy()
         self.HI = np.ascontiguousarray(HI, dtype=np.int32).copy()
-        self.mode = mode
+        self.scc_update = scc_update
         self.graph = MatchGraph(self.X, self.LO, self.HI)
-        if mode == "incremental":
+        if scc_update == "incremental":
             self.comp, self.pos, self.size = initial_order(self.graph)
             self._lstamp = np.zeros(len(self.pos), dtype=np.int64)
         else:
@@ -278,7 +280,7 @@ class _Concealer:
         new_src = inside_new[~was]
         self.LO[i], self.HI[i] = nlo, nhi
         self.graph.set_row(i, nlo, nhi, inside_new)
-        if self.mode == "full":
+        if self.scc_update == "full":
             self.comp = self.graph.components()
             return
         if len(new_src) == 0 or (self.comp[new_src] == self.comp[i]).all():
@@ -335,7 +337,7 @@ def k_conceal(
     k: int,
     *,
     order: np.ndarray | None = None,
-    mode: str = "incremental",
+    scc_update: str = "incremental",
     return_state: bool = False,
 ):
     """Algorithm 5: turn a (1,k) generalization into a k-concealment.
@@ -346,8 +348,8 @@ def k_conceal(
     ``(u_i, v_{j*})`` and ``(u_{j*}, v_i)`` then form a 2-bicycle, so ``R̄_{j*}`` becomes a
     match. Matches only grow, so earlier rows stay k-concealed and (k,k) is preserved.
 
-    ``mode="incremental"`` updates the SCCs with every newly consistent source (the paper's
-    single-arc update is wrong, spec pitfall 3); ``mode="full"`` recomputes them after
+    ``scc_update="incremental"`` updates the SCCs with every newly consistent source (the paper's
+    single-arc update is wrong, spec pitfall 3); ``scc_update="full"`` recomputes them after
     every upgrade. Both give identical outputs.
 
     Raises
@@ -356,7 +358,7 @@ def k_conceal(
         If some record has fewer than k neighbours (the input is not (1,k)).
     """
     _check_k(problem.n, k)
-    st = _Concealer(problem, LO, HI, mode)
+    st = _Concealer(problem, LO, HI, scc_update)
     n = problem.n
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     for i in order:  # sequential by nature: each upgrade changes later rows' matches
@@ -409,7 +411,7 @@ def p_sensitize(
     p: int,
     *,
     order: np.ndarray | None = None,
-    mode: str = "incremental",
+    scc_update: str = "incremental",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 7: match-based p-sensitivity of a k-concealed generalization (§8.1).
 
@@ -429,7 +431,7 @@ def p_sensitize(
         raise InfeasibleError(
             f"p={p} exceeds the number of distinct sensitive values ({nd}); no release can be {p}-sensitive."
         )
-    st = _Concealer(problem, LO, HI, mode)
+    st = _Concealer(problem, LO, HI, scc_update)
     order = np.arange(problem.n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     for i in order:
         i = int(i)
@@ -454,7 +456,7 @@ def l_diversify(
     l: float,  # noqa: E741
     *,
     order: np.ndarray | None = None,
-    mode: str = "incremental",
+    scc_update: str = "incremental",
     max_passes: int = 1000,
 ) -> tuple[np.ndarray, np.ndarray]:
     """ℓ-diversity variant of Algorithm 7 (§8.2), run to a fixed point.
@@ -482,7 +484,7 @@ def l_diversify(
             f"l={l} exceeds the diversity of the whole table (n / f_max = {n}/{counts.max()} = {n / counts.max():.4g}); "
             "no release can be l-diverse."
         )
-    st = _Concealer(problem, LO, HI, mode)
+    st = _Concealer(problem, LO, HI, scc_update)
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     for _pass in range(max_passes):
         changed = False
@@ -503,4 +505,4 @@ def l_diversify(
                 changed = True
         if not changed:
             return st.LO, st.HI
-    raise RuntimeError(f"l_diversify did not reach a fixed point in {max_passes} passes")  # pragma: no cover
+    raise InternalError(f"l_diversify did not reach a fixed point in {max_passes} passes")  # pragma: no cover

@@ -33,7 +33,7 @@ from ...models.ktype_models import KConcealment, KKAnonymity, KOneAnonymity
 from ...models.ldiversity import FrequencyLDiversity, PSensitivity
 from ...release import Release
 from .._registry import register
-from ._core import Problem
+from ._core import MEASURES, Problem
 from .clustering import agglomerative_clusters, cluster_boxes, forest_clusters, l_diverse_merge
 from .gionis_tassa import setcover_clusters
 from .kconcealment import k1_expansion, k_conceal, l_diversify, one_k_completion, p_sensitize, randomized_k1
@@ -48,7 +48,7 @@ __all__ = [
     "gt_setcover",
 ]
 
-_MEASURE = {"measure": [Options(("lm", "em"))]}
+_MEASURE = {"measure": [Options(MEASURES)]}
 _REF_TMG = "Tassa, Mazza, Gionis. k-Concealment: An Alternative Model of k-Type Anonymity. Trans. Data Privacy 5 (2012)"
 _REF_GT = "Gionis, Tassa. k-Anonymization with Minimal Loss of Information. IEEE TKDE 21(2) (2009)"
 
@@ -62,14 +62,26 @@ def _one(models: Sequence[PrivacyModel], cls: type, algo: str) -> PrivacyModel:
     return found[0]
 
 
-def _release(dataset: Dataset, LO: np.ndarray, HI: np.ndarray, info: dict) -> Release:
-    return Release.build(dataset, LO, HI, recoding="local", provenance={"local": info})
+def _release(dataset: Dataset, p: Problem, LO: np.ndarray, HI: np.ndarray, info: dict) -> Release:
+    """The local recoding ``LO, HI`` with the kernels' own value of the measure as ``objective``.
+
+    ``provenance["objective"]`` equals ``ktype.measures.MEASURES[objective_measure](release,
+    **objective_options)`` (the common checks recompute it independently): the kernels
+    average the record costs, i.e. the registry measure normalized per cell.
+    """
+    prov = {
+        "local": info,
+        "objective": p.table_cost(LO, HI),
+        "objective_measure": p.measure_name,
+        "objective_options": {"normalize": True} if p.measure_name == "entropy" else {},
+    }
+    return Release.build(dataset, LO, HI, recoding="local", provenance=prov)
 
 
 def _cluster_release(dataset: Dataset, p: Problem, lab: np.ndarray, info: dict) -> Release:
     """Release of a clustering: every record gets its cluster's closure."""
     LO, HI = cluster_boxes(p, lab)
-    return _release(dataset, LO, HI, {**info, "clusters": int(lab.max()) + 1})
+    return _release(dataset, p, LO, HI, {**info, "clusters": int(lab.max()) + 1})
 
 
 def _sensitive_models(
@@ -97,7 +109,7 @@ def _sensitive_models(
     description="(k,1)-anonymity by greedy expansion (Algorithm 2)",
     reference=_REF_TMG + ", §6.1, Algorithm 2",
 )
-def k1_anonymity(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "lm") -> Release:
+def k1_anonymity(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "loss_metric") -> Release:
     """(k,1)-anonymization: every released record is consistent with >= k originals.
 
     Algorithm 2 of Tassa, Mazza & Gionis (§6.1): each record's generalization is the
@@ -107,7 +119,7 @@ def k1_anonymity(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: s
     k = _one(models, KOneAnonymity, "k1_anonymity").k
     p = Problem.from_dataset(dataset, measure)
     LO, HI = k1_expansion(p, k)
-    return _release(dataset, LO, HI, {"pipeline": "alg2", "measure": measure})
+    return _release(dataset, p, LO, HI, {"pipeline": "alg2", "measure": measure})
 
 
 @register(
@@ -119,13 +131,13 @@ def k1_anonymity(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: s
     description="(k,k)-anonymity: Algorithm 2 then the (1,k) completion of Algorithm 3",
     reference=_REF_TMG + ", §6.1-6.2, Algorithms 2-3",
 )
-def kk_anonymity(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "lm") -> Release:
+def kk_anonymity(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "loss_metric") -> Release:
     """(k,k)-anonymization: Algorithm 2 followed by Algorithm 3 (O(k n^2 r)). Deterministic."""
     k = _one(models, KKAnonymity, "kk_anonymity").k
     p = Problem.from_dataset(dataset, measure)
     LO, HI = k1_expansion(p, k)
     LO, HI = one_k_completion(p, LO, HI, k)
-    return _release(dataset, LO, HI, {"pipeline": "alg2+alg3", "measure": measure})
+    return _release(dataset, p, LO, HI, {"pipeline": "alg2+alg3", "measure": measure})
 
 
 @register(
@@ -136,9 +148,9 @@ def kk_anonymity(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: s
     order_invariant=False,
     constraints={
         "randomized": [bool],
-        "measure": [Options(("lm", "em"))],
+        "measure": [Options(MEASURES)],
         "q": [Interval(int, 1, None, closed="left"), None],
-        "mode": [Options(("incremental", "full"))],
+        "scc_update": [Options(("incremental", "full"))],
     },
     description="k-concealment: Alg 2 (or 6) → 3 → 5, optionally p-sensitive / l-diverse (Alg 7)",
     reference=_REF_TMG + ", §6-8, Algorithms 2-7",
@@ -148,9 +160,9 @@ def k_concealment(
     models: Sequence[PrivacyModel],
     *,
     randomized: bool = False,
-    measure: str = "lm",
+    measure: str = "loss_metric",
     q: int | None = None,
-    mode: str = "incremental",
+    scc_update: str = "incremental",
     rng: np.random.Generator | None = None,
 ) -> Release:
     """k-concealment: every record has at least k *matches* (edges on a perfect matching).
@@ -160,7 +172,7 @@ def k_concealment(
     releases, §7): Algorithm 6 (``q`` nearest neighbours, default ``2(k-1)``) → 3 → 5, both
     latter in independent uniformly random visiting orders. Extra models
     ``PSensitivity(p)`` / ``FrequencyLDiversity(l)`` (match scope) then run Algorithm 7 /
-    its ℓ-variant (to a fixed point). ``mode`` selects the SCC maintenance of Algorithm 5
+    its ℓ-variant (to a fixed point). ``scc_update`` selects the SCC maintenance of Algorithm 5
     (both give identical output). Worst case O(k n^2 r) plus the SCC updates.
     """
     algo = "k_concealment"
@@ -179,16 +191,16 @@ def k_concealment(
         info["pipeline"] = "alg2+alg3+alg5"
         o3 = o5 = None
     LO, HI = one_k_completion(p, LO, HI, k, order=o3)
-    LO, HI = k_conceal(p, LO, HI, k, order=o5, mode=mode)
+    LO, HI = k_conceal(p, LO, HI, k, order=o5, scc_update=scc_update)
     for m, s in sens:
         order = rng.permutation(n) if randomized else None
         if isinstance(m, PSensitivity):
-            LO, HI = p_sensitize(p, LO, HI, s, m.p, order=order, mode=mode)
+            LO, HI = p_sensitize(p, LO, HI, s, m.p, order=order, scc_update=scc_update)
             info["p_sensitivity"] = m.p
         else:
-            LO, HI = l_diversify(p, LO, HI, s, m.l, order=order, mode=mode)
+            LO, HI = l_diversify(p, LO, HI, s, m.l, order=order, scc_update=scc_update)
             info["l_diversity"] = m.l
-    return _release(dataset, LO, HI, info)
+    return _release(dataset, p, LO, HI, info)
 
 
 def _kanon(models: Sequence[PrivacyModel], algo: str) -> int:
@@ -201,7 +213,7 @@ def _kanon(models: Sequence[PrivacyModel], algo: str) -> int:
     recoding="local",
     order_invariant=False,
     constraints={
-        "measure": [Options(("lm", "em"))],
+        "measure": [Options(MEASURES)],
         "l": [Interval(float, 1, None, closed="left"), None],
         "w": [Interval(float, 0, 1, closed="both")],
     },
@@ -212,7 +224,7 @@ def agglomerative(
     dataset: Dataset,
     models: Sequence[PrivacyModel],
     *,
-    measure: str = "lm",
+    measure: str = "loss_metric",
     l: float | None = None,  # noqa: E741
     w: float = 0.15,
 ) -> Release:
@@ -253,7 +265,7 @@ def _forest_release(dataset: Dataset, models: Sequence[PrivacyModel], algo: str,
     + _REF_GT
     + ", §6.4",
 )
-def forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "lm") -> Release:
+def forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "loss_metric") -> Release:
     """k-anonymity by the forest algorithm: FOREST over (k-1)-nearest-neighbour lists, then
     decomposition of trees larger than ``max(2k-1, 3k-3)``; clusters get their closures.
     O(n^2 r) time, O(n k) memory. Deterministic (ties by index)."""
@@ -269,7 +281,7 @@ def forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "
     description="Gionis-Tassa Algorithm B: O(k)-approximation (forest + decomposition)",
     reference=_REF_GT + ", §6.4",
 )
-def gt_forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "lm") -> Release:
+def gt_forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "loss_metric") -> Release:
     """Gionis & Tassa's polynomial O(k)-approximation (Algorithm B).
 
     ``Π <= max(2k-1, 3k-3)·OPT`` for LM (monotone, sub-additive on proper hierarchies);
@@ -284,12 +296,12 @@ def gt_forest(dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str 
     models=(KAnonymity,),
     recoding="local",
     order_invariant=False,
-    constraints={"measure": [Options(("lm", "em"))], "method": [Options(("auto", "subsets", "boxes"))]},
+    constraints={"measure": [Options(MEASURES)], "method": [Options(("auto", "subsets", "boxes"))]},
     description="Gionis-Tassa Algorithm A: O(ln k)-approximation by greedy set cover",
     reference=_REF_GT + ", §6.2-6.3",
 )
 def gt_setcover(
-    dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "lm", method: str = "auto"
+    dataset: Dataset, models: Sequence[PrivacyModel], *, measure: str = "loss_metric", method: str = "auto"
 ) -> Release:
     """Gionis & Tassa's ``2(1 + ln 2k)``-approximation (Algorithm A) for tiny inputs.
 
