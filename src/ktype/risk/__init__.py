@@ -1,0 +1,34 @@
+"""Risk analysis before and after anonymization (what ARX's risk view and sdcMicro's
+``measure_risk``/``suda2`` answer). Every function takes a :class:`~ktype.Dataset`, a
+pandas DataFrame (with ``quasi_identifiers=``) or a :class:`~ktype.Release`.
+
+Public API (``__all__``):
+
+* :func:`reidentification_risk` -> :class:`ReidentificationRisk` (:class:`AttackerRisk`
+  per model) — prosecutor, journalist and marketer risk (El Emam), per record, highest,
+  average, share above a threshold; journalist from a population table or a sampling
+  fraction.
+* :func:`population_uniqueness` -> :class:`PopulationUniqueness` — Pitman, Zayatz, SNB
+  and Dankar et al.'s rule (:func:`pitman_uniques`, :func:`zayatz_uniques`,
+  :func:`snb_uniques`, :func:`dankar_uniques`).
+* :func:`individual_risk` -> :class:`IndividualRisk` — sdcMicro-style individual risk with
+  sampling weights (Benedetti–Franconi); :func:`expected_inverse_frequency`.
+* :func:`suda` -> :class:`SudaResult` — minimal sample uniques, SUDA scores, attribute
+  contributions (``max_size <= MAX_SUDA_SIZE``).
+* :func:`risk_drivers` — per-QI uniqueness when the attribute is removed or generalized
+  one level.
+* :func:`identifier_hints` -> list of :class:`IdentifierHint` — HIPAA Safe Harbor
+  direct-identifier hints from column names and values.
+"""
+
+from .individual import IndividualRisk, expected_inverse_frequency, individual_risk
+from .reidentification import AttackerRisk, ReidentificationRisk, reidentification_risk
+
+__all__ = [
+    "AttackerRisk",
+    "ReidentificationRisk",
+    "reidentification_risk",
+    "IndividualRisk",
+    "individual_risk",
+    "expected_inverse_frequency",
+]
