@@ -23,11 +23,25 @@ Public API (``__all__``):
 
 from .individual import IndividualRisk, expected_inverse_frequency, individual_risk
 from .reidentification import AttackerRisk, ReidentificationRisk, reidentification_risk
+from .uniqueness import (
+    PopulationUniqueness,
+    dankar_uniques,
+    pitman_uniques,
+    population_uniqueness,
+    snb_uniques,
+    zayatz_uniques,
+)
 
 __all__ = [
     "AttackerRisk",
     "ReidentificationRisk",
     "reidentification_risk",
+    "PopulationUniqueness",
+    "population_uniqueness",
+    "pitman_uniques",
+    "zayatz_uniques",
+    "snb_uniques",
+    "dankar_uniques",
     "IndividualRisk",
     "individual_risk",
     "expected_inverse_frequency",
