@@ -23,6 +23,7 @@ Public API (``__all__``):
 
 from .individual import IndividualRisk, expected_inverse_frequency, individual_risk
 from .reidentification import AttackerRisk, ReidentificationRisk, reidentification_risk
+from .suda import MAX_SUDA_SIZE, SudaResult, suda
 from .uniqueness import (
     PopulationUniqueness,
     dankar_uniques,
@@ -45,4 +46,7 @@ __all__ = [
     "IndividualRisk",
     "individual_risk",
     "expected_inverse_frequency",
+    "SudaResult",
+    "suda",
+    "MAX_SUDA_SIZE",
 ]
