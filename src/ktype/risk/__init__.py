@@ -21,6 +21,8 @@ Public API (``__all__``):
   direct-identifier hints from column names and values.
 """
 
+from .drivers import risk_drivers
+from .hipaa import IdentifierHint, identifier_hints
 from .individual import IndividualRisk, expected_inverse_frequency, individual_risk
 from .reidentification import AttackerRisk, ReidentificationRisk, reidentification_risk
 from .suda import MAX_SUDA_SIZE, SudaResult, suda
@@ -49,4 +51,7 @@ __all__ = [
     "SudaResult",
     "suda",
     "MAX_SUDA_SIZE",
+    "risk_drivers",
+    "IdentifierHint",
+    "identifier_hints",
 ]
