@@ -25,7 +25,7 @@ app = typer.Typer(
     no_args_is_help=True,
     help="ktype: publish microdata with k-type anonymity (k-anonymity, (k,k), k-concealment, ℓ-diversity, t-closeness).",
 )
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # messages hold paths: never break them
 out = Console()
 
 
@@ -47,7 +47,45 @@ def _load_config(path: Path | None) -> dict[str, Any]:
         raise KtypeError(f"Config file {path} is malformed: {e}") from None
     if not isinstance(cfg, dict):
         raise KtypeError(f"Config file {path} must hold a mapping of option names to values.")
-    return {str(k).replace("-", "_"): v for k, v in cfg.items()}
+    cfg = {str(k).replace("-", "_"): v for k, v in cfg.items()}
+    return _resolve_config_paths(cfg, path.parent)
+
+
+PATH_KEYS = ("input", "output", "summary", "original", "released")
+_BUILTIN_HIERARCHIES = ("ordered", "flat")
+
+
+def _resolve_config_paths(cfg: dict[str, Any], base: Path) -> dict[str, Any]:
+    """Relative paths in a config file are relative to the config file's directory."""
+
+    def res(v: Any) -> Any:
+        if isinstance(v, str) and v and not Path(v).is_absolute():
+            return str(base / v)
+        return v
+
+    for key in PATH_KEYS:
+        if key in cfg and cfg[key] is not None:
+            cfg[key] = res(cfg[key])
+
+    def res_hier(spec: Any) -> Any:
+        if isinstance(spec, str) and ":" not in spec and spec not in _BUILTIN_HIERARCHIES:
+            return res(spec)
+        return spec
+
+    h = cfg.get("hierarchy")
+    if isinstance(h, dict):
+        cfg["hierarchy"] = {c: res_hier(v) for c, v in h.items()}
+    elif isinstance(h, (list, str)):
+        items = [h] if isinstance(h, str) else h
+        fixed = []
+        for item in items:
+            if isinstance(item, str) and "=" in item:
+                col, val = item.split("=", 1)
+                fixed.append(f"{col}={res_hier(val.strip())}")
+            else:
+                fixed.append(item)
+        cfg["hierarchy"] = fixed
+    return cfg
 
 
 def _pick(cli: Any, cfg: dict[str, Any], key: str, default: Any = None) -> Any:
@@ -130,6 +168,31 @@ def _load_dataset(input_path: Path | None, dataset: str | None, qi: list[str], s
     return Dataset.from_csv(input_path, sep=sep, quasi_identifiers=qi, sensitive=sensitive, identifiers=identifiers, hierarchies=hierarchies)
 
 
+def _hierarchy_files(hier: dict[str, Any]) -> list[Path]:
+    return [Path(v) for v in hier.values() if isinstance(v, (str, Path)) and str(v) not in _BUILTIN_HIERARCHIES]
+
+
+def _check_outputs(
+    out_path: Path | None, sum_path: Path | None, inputs: list[Path | None], cfg: dict[str, Any],
+    force: bool | None, mkdirs: bool | None, fmt: str | None, csv_escape: bool | None,
+) -> tuple[str | None, bool]:
+    """Refuse unsafe output paths before any work is done (see ``ktype._io.check_output_path``)."""
+    from ._io import check_output_path, output_format
+
+    force_b = bool(_pick(force, cfg, "force", False))
+    mkdirs_b = bool(_pick(mkdirs, cfg, "mkdirs", False))
+    escape = _pick(csv_escape, cfg, "csv_escape", True)
+    out_fmt = None
+    if out_path is not None:
+        out_fmt = output_format(out_path, _pick(fmt, cfg, "format"))
+        check_output_path(out_path, what="output", inputs=inputs, others={"summary": sum_path}, force=force_b, mkdirs=mkdirs_b)
+    elif _pick(fmt, cfg, "format") is not None:
+        raise KtypeError("--format needs an --output file.")
+    if sum_path is not None:
+        check_output_path(sum_path, what="summary", inputs=inputs, others={"output": out_path}, force=force_b, mkdirs=mkdirs_b)
+    return out_fmt, bool(escape)
+
+
 def _fail(e: Exception, code: int = 2) -> None:
     err.print(f"[bold red]error:[/] {e}")
     raise typer.Exit(code)
@@ -142,6 +205,11 @@ HierOpt = Annotated[list[str] | None, typer.Option("--hierarchy", "-H", help="CO
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Use a bundled dataset instead of an input file (adult).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="YAML/TOML file holding any of these options.")]
 SepOpt = Annotated[str | None, typer.Option("--sep", help="CSV separator (sniffed by default).")]
+ForceOpt = Annotated[bool | None, typer.Option("--force", help="Replace an existing output file (never the input, a link or a device).")]
+MkdirsOpt = Annotated[bool | None, typer.Option("--mkdirs", help="Create the output's missing parent directories.")]
+FormatOpt = Annotated[str | None, typer.Option("--format", help="Output format csv or parquet (default: from the extension).")]
+EscapeOpt = Annotated[bool | None, typer.Option("--csv-escape/--no-csv-escape", help="Neutralize spreadsheet formulas (=, +, -, @) in CSV text cells with a leading ' (default on).")]
+ReadEscapeOpt = Annotated[bool | None, typer.Option("--csv-escape/--no-csv-escape", help="The CSV release was written with formula escaping (default on); --no-csv-escape reads cells verbatim.")]
 
 
 # ---------------------------------------------------------------------- commands
@@ -169,6 +237,10 @@ def anonymize(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     config: ConfigOpt = None,
     sep: SepOpt = None,
+    force: ForceOpt = None,
+    mkdirs: MkdirsOpt = None,
+    fmt: FormatOpt = None,
+    csv_escape: EscapeOpt = None,
 ) -> None:
     """Anonymize a table, verify the result with the model's independent checker, write the release."""
     from .api import make_models
@@ -185,6 +257,9 @@ def anonymize(
         in_path = Path(in_path) if in_path else None
         out_path = _pick(output, cfg, "output")
         out_path = Path(out_path) if out_path else None
+        sum_path = _pick(summary_path, cfg, "summary")
+        sum_path = Path(sum_path) if sum_path else None
+        out_fmt, escape = _check_outputs(out_path, sum_path, [in_path, config, *_hierarchy_files(hier)], cfg, force, mkdirs, fmt, csv_escape)
         alg = _pick(algorithm, cfg, "algorithm", "mondrian")
         opts = _parse_options(_pick(option, cfg, "option"))
         t0 = time.perf_counter()
@@ -222,13 +297,16 @@ def anonymize(
             **rel.summary(),
             "measures": loss,
         }
-        if out_path is not None:
-            rel.save(out_path)
-            summary["output"] = str(out_path)
-        if summary_path is not None:
-            from ._io import atomic_write_text
+        from ._io import atomic_write_text
 
-            atomic_write_text(Path(summary_path), json.dumps(summary, indent=2, default=str))
+        try:
+            if out_path is not None:
+                rel.save(out_path, format=out_fmt, csv_escape=escape)
+                summary["output"] = str(out_path)
+            if sum_path is not None:
+                atomic_write_text(sum_path, json.dumps(summary, indent=2, default=str))
+        except OSError as e:
+            raise KtypeError(f"Cannot write {e.filename or out_path}: {e.strerror or e}.") from None
     except KtypeError as e:
         _fail(e)
         return
@@ -250,11 +328,14 @@ def anonymize(
 def _check_like(
     original: Path | None, released: Path, dataset: str | None, qi: list[str] | None, sensitive: list[str] | None,
     identifier: list[str] | None, hierarchy: list[str] | None, config: Path | None, sep: str | None, local: bool = False,
+    csv_escape: bool | None = None,
 ):
+    from ._io import unescape_csv_cells
     from .api import parse_release
     from .data.dataset import read_table
 
     cfg = _load_config(config)
+    original = _pick(original, cfg, "original")
     ds = _load_dataset(
         Path(original) if original else None,
         _pick(dataset, cfg, "dataset"),
@@ -265,6 +346,8 @@ def _check_like(
         _pick(sep, cfg, "sep"),
     )
     pub = read_table(released, sep=sep)
+    if Path(released).suffix.lower() not in (".parquet", ".pq") and _pick(csv_escape, cfg, "csv_escape", True):
+        pub = unescape_csv_cells(pub)
     return ds, parse_release(ds, pub, recoding="local" if local else "multidimensional"), cfg
 
 
@@ -288,12 +371,13 @@ def check(
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None,
     sep: SepOpt = None,
+    csv_escape: ReadEscapeOpt = None,
 ) -> None:
     """Is this released table k-anonymous / (k,k) / k-concealed / ℓ-diverse / t-close? Exit 1 if not."""
     from .api import model_from_name
 
     try:
-        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, local)
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, local, csv_escape)
         names = _split(_pick(model, cfg, "model")) or ["k-anonymity"]
         params = {"k": _pick(k, cfg, "k"), "l": _pick(l, cfg, "l"), "c": _pick(c, cfg, "c"), "p": _pick(p, cfg, "p"),
                   "t": _pick(t, cfg, "t"), "distance": _pick(distance, cfg, "distance")}
@@ -326,12 +410,13 @@ def metrics(
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None,
     sep: SepOpt = None,
+    csv_escape: ReadEscapeOpt = None,
 ) -> None:
     """Information-loss measures of a released table against its original."""
     from .measures import compute
 
     try:
-        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep)
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, csv_escape=csv_escape)
         opts = {}
         if _pick(k, cfg, "k") is not None:
             opts["k"] = _pick(k, cfg, "k")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import lexsort_rows
-from ._io import atomic_write, atomic_write_text
+from ._io import write_table
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError
@@ -230,18 +230,26 @@ class Release:
         order = [c for c in ds.data.columns if c in cols]
         return pd.DataFrame({c: cols[c] for c in order})
 
-    def save(self, path: str | Path, *, include_suppressed: bool = False, sep: str = ",") -> Path:
-        """Write the published table to CSV or Parquet (by suffix), atomically.
+    def save(
+        self,
+        path: str | Path,
+        *,
+        include_suppressed: bool = False,
+        sep: str | None = None,
+        format: str | None = None,  # noqa: A002 - the CLI option's name
+        csv_escape: bool = True,
+    ) -> Path:
+        """Write the published table to CSV or Parquet, atomically.
 
-        A failure leaves no partial file behind.
+        The format follows ``format`` (``"csv"``/``"parquet"``) or the extension (``.csv``,
+        ``.tsv``, ``.parquet``, ``.pq``; anything else is an error). CSV text cells that a
+        spreadsheet would evaluate (``=…``, ``+…``, ``-…``, ``@…``) get a leading ``'``
+        unless ``csv_escape=False`` (see :func:`ktype._io.escape_csv_cells`). A failure
+        leaves no partial file behind; a symlink, FIFO, device or directory at ``path`` is
+        refused.
         """
-        path = Path(path)
         df = self.to_pandas(include_suppressed=include_suppressed)
-        if path.suffix.lower() in (".parquet", ".pq"):
-            atomic_write(path, lambda p: df.to_parquet(p, index=False))
-        else:
-            atomic_write_text(path, df.to_csv(index=False, sep=sep))
-        return path
+        return write_table(df, path, format=format, sep=sep, csv_escape=csv_escape)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary: sizes, provenance, stored loss values."""

@@ -1,0 +1,242 @@
+"""Output paths that cannot destroy data; spreadsheet-safe CSV (issue #12), through the CLI."""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ktype import _io
+from ktype.cli import app
+
+runner = CliRunner()
+
+
+def sha(p):
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+@pytest.fixture()
+def table(tmp_path):
+    df = pd.DataFrame(
+        {
+            "age": [20 + (i * 7) % 50 for i in range(40)],
+            "zip": [f"941{(i * 3) % 20:02d}" for i in range(40)],
+            "note": ["=cmd|' /C calc'!A0", "+SUM(1,2)", "@HYPERLINK(\"http://x\")", "-x", "-5", "ok", "'quoted", "\tTAB"] * 5,
+            "disease": ["=flu", "cold", "+cancer", "flu"] * 10,
+        }
+    )
+    path = tmp_path / "in.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def anon(path, *extra):
+    return runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--sensitive", "disease", "--k", "4", *map(str, extra)])
+
+
+def test_output_equal_to_input_is_refused(table, tmp_path):
+    path, _ = table
+    before = sha(path)
+    for alias in (path, tmp_path / "." / "in.csv"):
+        res = anon(path, "-O", alias, "--force")
+        assert res.exit_code == 2 and "is the input file" in res.output
+    assert sha(path) == before
+    # a hard link to the input is the same file too
+    os.link(path, tmp_path / "alias.csv")
+    res = anon(path, "-O", tmp_path / "alias.csv", "--force")
+    assert res.exit_code == 2 and "input file" in res.output
+    assert sha(path) == before
+
+
+def test_summary_equal_to_output_is_refused(table, tmp_path):
+    path, _ = table
+    out = tmp_path / "o.csv"
+    res = anon(path, "-O", out, "--summary", out)
+    assert res.exit_code == 2 and "same file" in res.output
+    assert not out.exists()
+    res = anon(path, "-O", out, "--summary", path)
+    assert res.exit_code == 2 and "input file" in res.output
+
+
+def test_symlink_fifo_device_directory_are_refused(table, tmp_path):
+    path, _ = table
+    target = tmp_path / "precious.csv"
+    target.write_text("keep me\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    res = anon(path, "-O", link, "--force")
+    assert res.exit_code == 2 and "symbolic link" in res.output
+    assert link.is_symlink() and target.read_text() == "keep me\n"
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    res = anon(path, "-O", fifo, "--force")  # would block forever if opened
+    assert res.exit_code == 2 and "FIFO" in res.output
+    import stat
+
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    res = anon(path, "-O", "/dev/null", "--format", "csv", "--force")
+    assert res.exit_code == 2 and "a device" in res.output
+    d = tmp_path / "dir.csv"
+    d.mkdir()
+    res = anon(path, "-O", d, "--force")
+    assert res.exit_code == 2 and "a directory" in res.output
+    assert list(d.iterdir()) == []
+
+
+def test_existing_file_needs_force(table, tmp_path):
+    path, _ = table
+    out = tmp_path / "o.csv"
+    out.write_text("old\n")
+    res = anon(path, "-O", out)
+    assert res.exit_code == 2 and "already exists; pass --force" in res.output
+    assert out.read_text() == "old\n"
+    res = anon(path, "-O", out, "--force")
+    assert res.exit_code == 0, res.output
+    assert len(pd.read_csv(out)) == 40
+
+
+def test_missing_parent_needs_mkdirs_and_file_parent_is_explained(table, tmp_path):
+    path, _ = table
+    out = tmp_path / "a" / "b" / "o.csv"
+    res = anon(path, "-O", out)
+    assert res.exit_code == 2 and "does not exist; create it or pass --mkdirs" in res.output
+    assert not (tmp_path / "a").exists()
+    res = anon(path, "-O", out, "--mkdirs")
+    assert res.exit_code == 0, res.output
+    assert out.exists()
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = anon(path, "-O", blocker / "o.csv", "--mkdirs")
+    assert res.exit_code == 2 and "is a file, not a directory" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_unwritable_directory_is_explained(table, tmp_path, monkeypatch):
+    path, _ = table
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == str(ro) else real(p, mode, **kw))
+    res = anon(path, "-O", ro / "o.csv")
+    assert res.exit_code == 2 and "not writable (permission denied)" in res.output
+    assert list(ro.iterdir()) == []
+
+
+def test_unknown_extension_is_an_error_and_format_is_explicit(table, tmp_path):
+    path, _ = table
+    res = anon(path, "-O", tmp_path / "o.xlsx")
+    assert res.exit_code == 2 and ".xlsx is not supported" in res.output
+    assert not (tmp_path / "o.xlsx").exists()
+    res = anon(path, "-O", tmp_path / "o.dat", "--format", "parquet")
+    assert res.exit_code == 0, res.output
+    assert len(pd.read_parquet(tmp_path / "o.dat")) == 40
+    res = anon(path, "-O", tmp_path / "o.csv", "--format", "xlsx")
+    assert res.exit_code == 2 and "Unknown output format" in res.output
+
+
+_KILL_SCRIPT = """
+import sys, time
+from pathlib import Path
+from ktype import _io
+if sys.argv[2] == "named":
+    _io._anonymous_file = lambda d, m: None
+def writer(p):
+    with open(p, "wb") as f:
+        f.write(b"x" * 5_000_000)
+        f.flush()
+        print("ready", flush=True)
+        time.sleep(60)
+_io.atomic_write(Path(sys.argv[1]), writer)
+"""
+
+
+def _kill_mid_write(target, mode):
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(_KILL_SCRIPT), str(target), mode], stdout=subprocess.PIPE)
+    assert proc.stdout.readline().strip() == b"ready"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def test_sigkill_during_write_leaves_nothing(tmp_path):
+    target = tmp_path / "out.csv"
+    target.write_text("previous\n")
+    _kill_mid_write(target, "anonymous")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    assert target.read_text() == "previous\n"
+
+
+def test_fallback_temp_is_visible_and_cleaned_by_next_run(tmp_path):
+    target = tmp_path / "out.csv"
+    _kill_mid_write(target, "named")
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith("out.csv.ktype-partial-") and not left[0].startswith(".")
+    time.sleep(0.05)
+    _io.atomic_write_text(target, "new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    assert target.read_text() == "new\n"
+
+
+def test_csv_cells_are_escaped_and_read_back(table, tmp_path):
+    path, df = table
+    out = tmp_path / "o.csv"
+    res = anon(path, "-O", out)
+    assert res.exit_code == 0, res.output
+    raw = pd.read_csv(out, dtype=str, keep_default_na=False)
+    notes = set(raw["note"])
+    assert {"'=cmd|' /C calc'!A0", "'+SUM(1,2)", "'@HYPERLINK(\"http://x\")", "'-x", "''quoted", "'\tTAB"} <= notes
+    assert "-5" in notes  # a number is not a formula
+    assert set(raw["disease"]) == {"'=flu", "cold", "'+cancer", "flu"}
+    assert not any(v.startswith(("=", "+", "@")) for col in raw for v in raw[col])
+    chk = runner.invoke(app, ["check", str(out), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease",
+                              "--model", "k-anonymity,distinct-l-diversity", "--k", "4", "--l", "1"])
+    assert chk.exit_code == 0, chk.output
+    met = runner.invoke(app, ["metrics", str(out), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease", "--json"])
+    assert met.exit_code == 0, met.output
+    # verbatim on request
+    out2 = tmp_path / "raw.csv"
+    res = anon(path, "-O", out2, "--no-csv-escape")
+    assert res.exit_code == 0
+    raw2 = pd.read_csv(out2, dtype=str, keep_default_na=False)
+    assert "=cmd|' /C calc'!A0" in set(raw2["note"])
+    chk = runner.invoke(app, ["check", str(out2), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease",
+                              "--k", "4", "--no-csv-escape"])
+    assert chk.exit_code == 0, chk.output
+
+
+def test_escape_roundtrip_unit():
+    df = pd.DataFrame({"a": ["=1", "+x", "-y", "@z", "'q", "''", "-5", "+1.5e3", "plain", None], "n": range(10)})
+    esc = _io.escape_csv_cells(df)
+    assert esc["n"].tolist() == list(range(10))
+    assert esc["a"].tolist()[:6] == ["'=1", "'+x", "'-y", "'@z", "''q", "'''"]
+    assert esc["a"].tolist()[6:9] == ["-5", "+1.5e3", "plain"]
+    back = _io.unescape_csv_cells(esc)
+    pd.testing.assert_frame_equal(back, df.astype({"a": object}))
+
+
+def test_config_summary_key_and_paths_relative_to_config(table, tmp_path, monkeypatch):
+    path, _ = table
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "zip.csv").write_text("".join(f"941{i:02d};941**;*\n" for i in range(20)))
+    (job / "job.yaml").write_text(
+        "input: ../in.csv\nqi: [age, zip]\nsensitive: [disease]\nk: 4\noutput: out/rel.parquet\n"
+        "summary: out/summary.json\nmkdirs: true\nhierarchy: [zip=zip.csv]\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    res = runner.invoke(app, ["anonymize", "--config", str(job / "job.yaml")])
+    assert res.exit_code == 0, res.output
+    assert (job / "out" / "rel.parquet").exists() and (job / "out" / "summary.json").exists()
+    assert list(elsewhere.iterdir()) == []
+    assert set(pd.read_parquet(job / "out" / "rel.parquet")["zip"]) <= {f"941{i:02d}" for i in range(20)} | {"941**", "*"}
+    # the config's own output keys are checked like flags: a second run needs force
+    res = runner.invoke(app, ["anonymize", "--config", str(job / "job.yaml")])
+    assert res.exit_code == 2 and "already exists" in res.output
