@@ -2,7 +2,7 @@
 
 Public: ``KAnonymity``, ``OneKAnonymity``, ``KOneAnonymity``, ``KKAnonymity``,
 ``KConcealment``, ``DistinctLDiversity``, ``EntropyLDiversity``, ``RecursiveCLDiversity``,
-``FrequencyLDiversity``, ``PSensitivity``, ``TCloseness``, ``CheckResult``,
+``FrequencyLDiversity``, ``PSensitivity``, ``TCloseness``, ``TransparentLDiversity``, ``CheckResult``,
 ``PrivacyModel``, ``ClassModel``.
 
 Every model's ``check(release)`` is independent of every algorithm: it recomputes
@@ -14,6 +14,7 @@ from .kanonymity import KAnonymity
 from .ktype_models import KConcealment, KKAnonymity, KOneAnonymity, OneKAnonymity
 from .ldiversity import DistinctLDiversity, EntropyLDiversity, FrequencyLDiversity, PSensitivity, RecursiveCLDiversity
 from .tcloseness import TCloseness
+from .transparent import TransparentLDiversity
 
 __all__ = [
     "CheckResult",
@@ -30,4 +31,5 @@ __all__ = [
     "FrequencyLDiversity",
     "PSensitivity",
     "TCloseness",
+    "TransparentLDiversity",
 ]

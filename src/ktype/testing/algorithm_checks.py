@@ -46,6 +46,7 @@ _DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
     "FrequencyLDiversity": {"l": 1.2},
     "PSensitivity": {"p": 2},
     "TCloseness": {"t": 0.5},
+    "TransparentLDiversity": {"l": 1},
 }
 
 

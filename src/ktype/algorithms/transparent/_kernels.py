@@ -1,0 +1,351 @@
+"""Compiled kernels of Tailor, Assign and Slice (numba; no Python loops over rows).
+
+Perimeters are compared exactly when the caller passes integer coordinates and integer
+multipliers (``per · Π ext`` is an integer), so ties resolve as in the paper's traces; with
+float inputs the same kernels run in floating point (still transparent: every decision
+reads only ids and QIs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _group_max_count(rows, s, cnt):
+    c = 0
+    for t in range(rows.shape[0]):
+        v = s[rows[t]]
+        cnt[v] += 1
+        if cnt[v] > c:
+            c = cnt[v]
+    for t in range(rows.shape[0]):
+        cnt[s[rows[t]]] = 0
+    return c
+
+
+@njit(cache=True)
+def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop):  # noqa: E741
+    """Tailor (Fig. 3) on pre-sorted orders ``ords[i]`` (rows by (X[:, i], key)).
+
+    ``W[j, rank]`` is the coordinate of a rank, ``M[j]`` the multiplier of dimension j
+    (``Π_{i≠j} ext_i``; 0 drops it). Returns ``group`` (leaf id per row) and the leaf count.
+    ``two_l_stop`` is the split threshold factor (2 for Tailor: split while 2ℓ-diverse).
+    """
+    n, d = X.shape
+    group = np.full(n, -1, dtype=np.int64)
+    cnt = np.zeros(n_values, dtype=np.int64)
+    mark = np.zeros(n, dtype=np.bool_)
+    tmp = np.empty(n, dtype=ords.dtype)
+    zero = W[0, 0] - W[0, 0]
+    pc = np.empty(n, dtype=W.dtype)
+    sc = np.empty(n + 1, dtype=W.dtype)
+    stack_a = np.empty(n + 2, dtype=np.int64)
+    stack_b = np.empty(n + 2, dtype=np.int64)
+    top = 0
+    stack_a[0] = 0
+    stack_b[0] = n
+    top = 1
+    n_groups = 0
+    while top > 0:
+        top -= 1
+        a = stack_a[top]
+        b = stack_b[top]
+        m = b - a
+        c = _group_max_count(ords[0, a:b], s, cnt)
+        if c * two_l_stop * l > m:
+            for t in range(a, b):
+                group[ords[0, t]] = n_groups
+            n_groups += 1
+            continue
+        lc = l * c
+        best_i = -1
+        best_k = -1
+        best_p = zero
+        for i in range(d):
+            o = ords[i, a:b]
+            for k in range(m):
+                pc[k] = zero
+            for k in range(m + 1):
+                sc[k] = zero
+            for j in range(d):
+                if M[j] == 0:
+                    continue
+                lo = X[o[0], j]
+                hi = lo
+                for k in range(m):
+                    x = X[o[k], j]
+                    if x < lo:
+                        lo = x
+                    if x > hi:
+                        hi = x
+                    pc[k] += M[j] * (W[j, hi] - W[j, lo])
+                lo = X[o[m - 1], j]
+                hi = lo
+                for k in range(m - 1, -1, -1):
+                    x = X[o[k], j]
+                    if x < lo:
+                        lo = x
+                    if x > hi:
+                        hi = x
+                    sc[k] += M[j] * (W[j, hi] - W[j, lo])
+            for k in range(lc, m - lc + 1):
+                p = k * pc[k - 1] + (m - k) * sc[k]
+                if best_i < 0 or p < best_p:
+                    best_p = p
+                    best_i = i
+                    best_k = k
+        # split: the first best_k rows of ords[best_i] go left; stable-partition the others
+        for t in range(a, a + best_k):
+            mark[ords[best_i, t]] = True
+        for j in range(d):
+            if j == best_i:
+                continue
+            p1 = a
+            p2 = 0
+            for t in range(a, b):
+                r = ords[j, t]
+                if mark[r]:
+                    ords[j, p1] = r
+                    p1 += 1
+                else:
+                    tmp[p2] = r
+                    p2 += 1
+            for t in range(p2):
+                ords[j, p1 + t] = tmp[t]
+        for t in range(a, a + best_k):
+            mark[ords[best_i, t]] = False
+        stack_a[top] = a
+        stack_b[top] = a + best_k
+        top += 1
+        stack_a[top] = a + best_k
+        stack_b[top] = b
+        top += 1
+    return group, n_groups
+
+
+@njit(cache=True)
+def _assign_one(rows, vstart, vcount, l, bbuf, boff, bdesc, nb):  # noqa: E741
+    """Assign (Fig. 6, corrected) on one leaf.
+
+    ``rows`` holds the leaf's rows grouped by value (blocks ``vstart[v] .. +vcount[v]``),
+    each block already in a secret uniformly random order, so taking α rows from the front
+    of a block is a uniform draw without replacement. Buckets are appended to ``bbuf`` from
+    ``boff`` (column-major: column c of a bucket with α rows per column at ``c·α``);
+    ``bdesc[nb] = (offset, α, β)``. Returns the new ``(boff, nb)``.
+    """
+    w = vcount.shape[0]
+    rc = vcount.copy()
+    ptr = vstart.copy()
+    order = np.empty(w, dtype=np.int64)
+    size = 0
+    for v in range(w):
+        size += rc[v]
+    while size > 0:
+        # values by descending remaining count, ties by value code (the public sorted domain)
+        k = 0
+        for v in range(w):
+            if rc[v] > 0:
+                order[k] = v
+                k += 1
+        wp = k
+        for x in range(1, wp):
+            y = order[x]
+            z = x - 1
+            while z >= 0 and (rc[order[z]] < rc[y] or (rc[order[z]] == rc[y] and order[z] > y)):
+                order[z + 1] = order[z]
+                z -= 1
+            order[z + 1] = y
+        beta = l
+        alpha = 0
+        n1 = rc[order[0]]
+        while beta <= wp:
+            nb_ = rc[order[beta - 1]]
+            nb1 = rc[order[beta]] if beta < wp else 0
+            a = nb_
+            cap = (size - l * nb1) // beta
+            if cap < a:
+                a = cap
+            if beta > l:
+                cap2 = (size - l * n1) // (beta - l)
+                if cap2 < a:
+                    a = cap2
+            if a >= 1:
+                alpha = a
+                break
+            beta += 1
+        if alpha == 0:
+            return -1, nb  # not l-eligible (cannot happen after the entry check)
+        for c in range(beta):
+            v = order[c]
+            for t in range(alpha):
+                bbuf[boff + c * alpha + t] = rows[ptr[v] + t]
+            ptr[v] += alpha
+            rc[v] -= alpha
+        bdesc[nb, 0] = boff
+        bdesc[nb, 1] = alpha
+        bdesc[nb, 2] = beta
+        nb += 1
+        boff += alpha * beta
+        size -= alpha * beta
+    return boff, nb
+
+
+@njit(cache=True)
+def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
+    """Slice (Fig. 8) one bucket in place; final groups get ids from ``g0``. Returns next id."""
+    d = X.shape[1]
+    n_all = key.shape[0]
+    zero = W[0, 0] - W[0, 0]
+    st_off = np.empty(alpha + 1, dtype=np.int64)
+    st_al = np.empty(alpha + 1, dtype=np.int64)
+    top = 1
+    st_off[0] = off
+    st_al[0] = alpha
+    g = g0
+    while top > 0:
+        top -= 1
+        o = st_off[top]
+        a = st_al[top]
+        if a == 1:
+            for c in range(beta):
+                group[bbuf[o + c]] = g
+            g += 1
+            continue
+        best_i = -1
+        best_k = -1
+        best_p = zero
+        srt = np.empty(beta * a, dtype=np.int64)
+        lmin = np.empty((d, a), dtype=np.int64)
+        lmax = np.empty((d, a), dtype=np.int64)
+        pc = np.empty(a, dtype=W.dtype)
+        sc = np.empty(a + 1, dtype=W.dtype)
+        for i in range(d):
+            for c in range(beta):
+                sk = np.empty(a, dtype=np.int64)
+                for t in range(a):
+                    r = bbuf[o + c * a + t]
+                    sk[t] = np.int64(X[r, i]) * n_all + key[r]
+                idx = np.argsort(sk)
+                for t in range(a):
+                    srt[c * a + t] = bbuf[o + c * a + idx[t]]
+            for j in range(d):
+                for t in range(a):
+                    r = srt[t]
+                    mn = X[r, j]
+                    mx = mn
+                    for c in range(1, beta):
+                        x = X[srt[c * a + t], j]
+                        if x < mn:
+                            mn = x
+                        if x > mx:
+                            mx = x
+                    lmin[j, t] = mn
+                    lmax[j, t] = mx
+            for t in range(a):
+                pc[t] = zero
+            for t in range(a + 1):
+                sc[t] = zero
+            for j in range(d):
+                if M[j] == 0:
+                    continue
+                mn = lmin[j, 0]
+                mx = lmax[j, 0]
+                for t in range(a):
+                    if lmin[j, t] < mn:
+                        mn = lmin[j, t]
+                    if lmax[j, t] > mx:
+                        mx = lmax[j, t]
+                    pc[t] += M[j] * (W[j, mx] - W[j, mn])
+                mn = lmin[j, a - 1]
+                mx = lmax[j, a - 1]
+                for t in range(a - 1, -1, -1):
+                    if lmin[j, t] < mn:
+                        mn = lmin[j, t]
+                    if lmax[j, t] > mx:
+                        mx = lmax[j, t]
+                    sc[t] += M[j] * (W[j, mx] - W[j, mn])
+            for k in range(1, a):
+                p = k * beta * pc[k - 1] + (a - k) * beta * sc[k]
+                if best_i < 0 or p < best_p:
+                    best_p = p
+                    best_i = i
+                    best_k = k
+        # rewrite the region: left sub-bucket (k per column), then the right one
+        for c in range(beta):
+            sk = np.empty(a, dtype=np.int64)
+            for t in range(a):
+                r = bbuf[o + c * a + t]
+                sk[t] = np.int64(X[r, best_i]) * n_all + key[r]
+            idx = np.argsort(sk)
+            for t in range(a):
+                srt[c * a + t] = bbuf[o + c * a + idx[t]]
+        k = best_k
+        for c in range(beta):
+            for t in range(k):
+                bbuf[o + c * k + t] = srt[c * a + t]
+            for t in range(a - k):
+                bbuf[o + beta * k + c * (a - k) + t] = srt[c * a + k + t]
+        st_off[top] = o
+        st_al[top] = k
+        top += 1
+        st_off[top] = o + beta * k
+        st_al[top] = a - k
+        top += 1
+    return g
+
+
+@njit(cache=True)
+def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
+    """Ace (Assign + Slice) on every leaf; ``rows`` sorted by (leaf, value, secret rank).
+
+    Returns the final group id of each row (``-1`` if a leaf was not ℓ-eligible).
+    """
+    n = key.shape[0]
+    group = np.full(n, -1, dtype=np.int64)
+    bbuf = np.empty(rows.shape[0], dtype=np.int64)
+    bdesc = np.empty((rows.shape[0] + 1, 3), dtype=np.int64)
+    n_leaves = leaf_start.shape[0] - 1
+    g = 0
+    for lf in range(n_leaves):
+        a = leaf_start[lf]
+        b = leaf_start[lf + 1]
+        # value blocks of this leaf
+        w = 0
+        for t in range(a, b):
+            if t == a or s[rows[t]] != s[rows[t - 1]]:
+                w += 1
+        vstart = np.empty(w, dtype=np.int64)
+        vcount = np.zeros(w, dtype=np.int64)
+        q = -1
+        for t in range(a, b):
+            if t == a or s[rows[t]] != s[rows[t - 1]]:
+                q += 1
+                vstart[q] = t - a
+            vcount[q] += 1
+        boff, nb = _assign_one(rows[a:b], vstart, vcount, l, bbuf[a:b], 0, bdesc, 0)
+        if boff < 0:
+            return group, -1
+        for bi in range(nb):
+            g = _slice_bucket(bbuf[a:b], bdesc[bi, 0], bdesc[bi, 1], bdesc[bi, 2], X, W, M, key, group, g)
+    return group, g
+
+
+@njit(cache=True)
+def group_boxes(X, group, n_groups):
+    """Per-group minimum and maximum rank of every QI (the MBR)."""
+    n, d = X.shape
+    lo = np.full((n_groups, d), np.iinfo(np.int32).max, dtype=np.int32)
+    hi = np.full((n_groups, d), -1, dtype=np.int32)
+    for r in range(n):
+        g = group[r]
+        for j in range(d):
+            x = X[r, j]
+            if x < lo[g, j]:
+                lo[g, j] = x
+            if x > hi[g, j]:
+                hi[g, j] = x
+    return lo, hi
+
+
