@@ -14,6 +14,7 @@ __all__ = [
     "DataError",
     "UnsupportedModelError",
     "InfeasibleError",
+    "LatticeTooLargeError",
     "VerificationError",
     "InternalError",
 ]
@@ -41,6 +42,10 @@ class UnsupportedModelError(KtypeError):
 
 class InfeasibleError(KtypeError):
     """No release satisfies the model (within ``max_suppression``)."""
+
+
+class LatticeTooLargeError(KtypeError, MemoryError):
+    """A full-domain lattice is too large for an exact search (use a best-effort algorithm)."""
 
 
 class VerificationError(KtypeError):

@@ -20,7 +20,7 @@ from ...models.tcloseness import TCloseness
 from ...release import Release
 from .._registry import register
 from ._engine import MEASURES, Encoded, require_levels
-from ._lattice import LatticeResult, build_release, run_search
+from ._lattice import LatticeResult, build_release, check_dense, run_search
 
 __all__ = ["flash", "exhaustive", "lattice_search", "validate_call", "MEASURE_OPTION", "SUPPRESSION_OPTION", "CLASS_MODELS"]
 
@@ -87,6 +87,7 @@ def flash(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: str = 
     each ``O(#rows of a finer frequency set)``.
     """
     require_levels(dataset, "flash")
+    check_dense("flash", [h.height for h in dataset.hierarchies])
     enc = Encoded(dataset, models, max_suppression, measure)
     return build_release(enc, run_search(enc, "flash"), "flash")
 
@@ -107,6 +108,7 @@ def exhaustive(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: s
     up from a direct specialization. ``Π(h_j+1)`` evaluations.
     """
     require_levels(dataset, "exhaustive")
+    check_dense("exhaustive", [h.height for h in dataset.hierarchies])
     enc = Encoded(dataset, models, max_suppression, measure)
     return build_release(enc, run_search(enc, "exhaustive"), "exhaustive")
 
@@ -143,5 +145,6 @@ def lattice_search(
     if algorithm not in ("flash", "exhaustive"):
         raise InvalidParameterError(f"Unknown lattice algorithm {algorithm!r}; use 'flash' or 'exhaustive'.")
     require_levels(dataset, algorithm)
+    check_dense(algorithm, [h.height for h in dataset.hierarchies])
     enc = Encoded(dataset, models, max_suppression, measure)
     return run_search(enc, algorithm)

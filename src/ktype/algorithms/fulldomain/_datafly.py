@@ -14,43 +14,43 @@ from ...release import Release
 from .._registry import register
 from ._api import CLASS_MODELS
 from ._engine import Encoded, require_levels
-from ._lattice import LatticeResult, LatticeSearch, build_release
+from ._lattice import LatticeResult, build_release
+from ._sparse import SparseSearch
 
 __all__ = ["datafly"]
 
 
 def datafly_search(enc: Encoded) -> LatticeResult:
-    """Greedy climb: while too many records fail, raise the QI with the most distinct values."""
+    """Greedy climb: while too many records fail, raise the QI with the most distinct values.
+
+    Visits at most ``Σh_j + 1`` nodes and never builds the lattice (:class:`SparseSearch`).
+    """
     t0 = time.perf_counter()
-    search = LatticeSearch(enc)
-    lat = search.lat
-    node = 0
+    search = SparseSearch(enc)
+    lv = np.zeros(enc.r, dtype=np.int64)
     steps = []
     while True:
-        ok = search.check(node, tag=False)
-        lv = lat.levels[node]
-        if ok:
+        ev = search.evaluate(lv)
+        if ev.feasible:
             break
         # distinct generalized values per attribute in the current (unsuppressed) table
-        fs = search._cache.get(node)
-        if fs is None:  # cache full: recompute from the bottom
-            fs, _ = enc.rollup(enc.bottom, np.zeros(enc.r, dtype=np.int64), lv)
-        tab = enc.table(fs)
+        tab = enc.table(ev.fs)  # type: ignore[arg-type]
         distinct = np.array([len(np.unique(tab[:, j])) for j in range(enc.r)])
         distinct[lv >= enc.heights] = -1
         if (distinct < 0).all():
             raise InfeasibleError(
-                f"datafly: even the top node needs {int(search.sup[node])} suppressed records, above the limit "
+                f"datafly: even the top node needs {int(ev.suppressed)} suppressed records, above the limit "
                 f"{enc.limit} (max_suppression={enc.max_suppression:g}). Raise max_suppression or relax the model."
             )
         j = int(np.argmax(distinct))  # ties: the first QI
-        steps.append({"attribute": enc.dataset.quasi_identifiers[j], "distinct": int(distinct[j]), "suppression_needed": int(search.sup[node])})
-        node += int(lat.strides[j])
-    search.value_of(node)
+        steps.append({"attribute": enc.dataset.quasi_identifiers[j], "distinct": int(distinct[j]), "suppression_needed": int(ev.suppressed)})
+        lv = lv.copy()
+        lv[j] += 1
+    search.value(lv)
     return search.result(
         "datafly",
-        node,
-        [node],
+        lv,
+        lv[None, :],
         t0,
         monotone_feasibility=enc.monotone_feasibility,
         monotone_measure=enc.measure_monotone(),

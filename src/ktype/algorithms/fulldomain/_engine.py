@@ -43,6 +43,7 @@ from ._kernels import (
     _pack_kernel,
     _rollup_kernel,
     _rollup_packed_kernel,
+    _source_kernel,
     _sum_rows,
     _surcharge_packed,
     _surcharge_tab,
@@ -50,13 +51,14 @@ from ._kernels import (
     fast_rollup,
 )
 
-__all__ = ["MEASURES", "Encoded", "FrequencySet", "NodeEval", "feasibility_monotone", "suppression_limit"]
+__all__ = ["MEASURES", "Encoded", "FrequencyCache", "FrequencySet", "NodeEval", "feasibility_monotone", "suppression_limit"]
 
 #: measures available to the lattice searches (all are losses: lower is better)
 MEASURES = ("non_uniform_entropy", "loss_metric", "discernibility", "average_class_size", "precision", "height")
 
 #: rows are bit-packed into one int64 when the columns' group ids need at most this many bits
 _PACK_BITS = 62
+_NEVER = np.iinfo(np.int64).max
 
 
 def suppression_limit(max_suppression: float, n: int) -> int:
@@ -456,6 +458,63 @@ class Encoded:
             hi[:, j] = hj[X[:, j]]
         suppressed = ~ev.ok[ev.inv[self.row_tuple]]
         return lo, hi, suppressed, ev
+
+
+class FrequencyCache:
+    """Frequency sets of evaluated nodes kept as roll-up sources, within ``budget`` bytes.
+
+    The bottom node's set (key ``0``) is always kept; beyond the budget the oldest entries
+    (in a bottom-up search: the lowest, largest sets) are evicted first. Keys are any
+    hashable node names (node ids, level-vector bytes).
+    """
+
+    def __init__(self, enc: Encoded, budget: int) -> None:
+        self.budget = budget
+        self._sets: dict[Any, FrequencySet] = {}
+        self._keys: list[Any] = []
+        self._bytes = 0
+        self._n = 0
+        self._evict_next = 0
+        self._rows = np.zeros(64, dtype=np.int64)
+        self._levels = np.zeros((64, enc.r), dtype=np.int64)
+        self.put(0, np.zeros(enc.r, dtype=np.int64), enc.bottom)
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._sets
+
+    def get(self, key: Any) -> FrequencySet:
+        return self._sets[key]
+
+    def put(self, key: Any, levels: np.ndarray, fs: FrequencySet) -> None:
+        """Cache ``fs`` (the frequency set of ``levels``) under ``key``."""
+        size = fs.nbytes
+        if key in self._sets or (size > self.budget and self._n):
+            return
+        while self._bytes + size > self.budget and self._evict_next < self._n:
+            i = self._evict_next
+            self._evict_next += 1
+            old = self._keys[i]
+            if i == 0 or self._rows[i] == _NEVER:
+                continue
+            self._bytes -= self._sets.pop(old).nbytes
+            self._rows[i] = _NEVER
+        k = self._n
+        if k == len(self._rows):
+            self._rows = np.concatenate([self._rows, np.zeros(k, dtype=np.int64)])
+            self._levels = np.concatenate([self._levels, np.zeros_like(self._levels)])
+        self._sets[key] = fs
+        self._keys.append(key)
+        self._rows[k] = fs.n_rows
+        self._levels[k] = levels
+        self._n = k + 1
+        self._bytes += size
+
+    def source(self, levels: np.ndarray) -> tuple[Any, np.ndarray, FrequencySet]:
+        """The cached node below ``levels`` (itself included) with the fewest rows:
+        ``(key, its levels, its set)``."""
+        i = int(_source_kernel(self._levels, self._rows, self._n, np.asarray(levels, dtype=np.int64)))
+        key = self._keys[i]
+        return key, self._levels[i], self._sets[key]
 
 
 def require_levels(dataset: Dataset, algorithm: str) -> None:

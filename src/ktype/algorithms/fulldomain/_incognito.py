@@ -15,7 +15,7 @@ from .._registry import register
 from ._api import CLASS_MODELS, MEASURE_OPTION, SUPPRESSION_OPTION
 from ._engine import Encoded, FrequencySet, require_levels
 from ._kernels import _sum_rows, fast_rollup
-from ._lattice import LatticeResult, LatticeSearch, build_release
+from ._lattice import LatticeResult, LatticeSearch, build_release, check_dense
 
 __all__ = ["incognito"]
 
@@ -40,6 +40,7 @@ def incognito_search(enc: Encoded) -> LatticeResult:
     (*roll-up property*), else from the subset's projected distinct tuples.
     """
     t0 = time.perf_counter()
+    check_dense("incognito", enc.heights)
     r = enc.r
     H = enc.heights
     names = enc.dataset.quasi_identifiers
@@ -144,6 +145,7 @@ def incognito(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: st
     Worst case exponential in the number of QIs (survey §5.4).
     """
     require_levels(dataset, "incognito")
+    check_dense("incognito", [h.height for h in dataset.hierarchies])
     enc = Encoded(dataset, models, max_suppression, measure)
     if not enc.monotone_feasibility:
         raise UnsupportedModelError(

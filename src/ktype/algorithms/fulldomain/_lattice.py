@@ -11,22 +11,77 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from math import factorial
+from math import factorial, prod
 from typing import Any
 
 import numpy as np
 
-from ...exceptions import InfeasibleError, InvalidParameterError
+from ...exceptions import InfeasibleError, InvalidParameterError, LatticeTooLargeError
 from ...release import Release
-from ._engine import Encoded, FrequencySet, NodeEval
-from ._kernels import _path_kernel, _source_kernel, _spread_max_kernel, _tag_kernel
+from ._engine import Encoded, FrequencyCache, FrequencySet, NodeEval
+from ._kernels import _path_kernel, _spread_max_kernel, _tag_kernel
 
-__all__ = ["Lattice", "LatticeResult", "LatticeSearch", "build_release", "preference", "run_search"]
+__all__ = [
+    "MAX_LATTICE_BYTES",
+    "Lattice",
+    "LatticeResult",
+    "LatticeSearch",
+    "build_release",
+    "check_dense",
+    "dense_search_bytes",
+    "lattice_size",
+    "preference",
+    "run_search",
+]
 
 _TOL = 1e-9
 _CACHE_BUDGET = 256 * 2**20  # bytes of cached frequency sets
-_NEVER = np.iinfo(np.int64).max
 _HUB_MIN_ROWS = 2000
+#: an exact lattice search refuses to start when its per-node arrays would exceed this many bytes
+MAX_LATTICE_BYTES = 2 * 2**30
+#: bytes per node of a dense search: level vectors (int64, int8 twice), state, flags, values,
+#: suppression, classes, bounds, orderings, and the temporaries of building the level vectors
+_BYTES_PER_NODE_QI = 26
+_BYTES_PER_NODE = 96
+
+
+def lattice_size(heights: Any) -> int:
+    """Number of lattice nodes ``Π (h_j + 1)`` as an exact Python int (no int64 overflow)."""
+    return prod(int(h) + 1 for h in heights)
+
+
+def dense_search_bytes(heights: Any) -> int:
+    """Memory an exact (dense) lattice search needs for its per-node arrays, in bytes."""
+    return lattice_size(heights) * (_BYTES_PER_NODE_QI * len(heights) + _BYTES_PER_NODE)
+
+
+def _fmt_bytes(b: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if b < 1024 or unit == "PiB":
+            return f"{b:.3g} {unit}"
+        b /= 1024
+    return f"{b:.3g} PiB"  # pragma: no cover
+
+
+def too_large(algorithm: str, heights: Any, what: str, need: int, limit: int) -> LatticeTooLargeError:
+    """The error of a lattice algorithm refusing a lattice too large for it (numbers and the way out)."""
+    size = lattice_size(heights)
+    hs = [int(h) for h in heights]
+    shown = str(hs) if len(hs) <= 24 else f"{min(hs)}..{max(hs)}, total {sum(hs)}"
+    return LatticeTooLargeError(
+        f"{algorithm}: the full-domain lattice of {len(heights)} quasi-identifiers (hierarchy heights "
+        f"{shown}) has {size:,} nodes ({float(size):.3g}); {what} needs about "
+        f"{_fmt_bytes(need)}, above the limit of {_fmt_bytes(limit)}. Use a best-effort search ('lightning' with "
+        "a time or node budget, e.g. run('lightning', ..., time_limit=10), or 'datafly'), hierarchies with fewer "
+        "levels, or fewer quasi-identifiers (each one multiplies the lattice by its height + 1)."
+    )
+
+
+def check_dense(algorithm: str, heights: Any) -> None:
+    """Refuse an exact search whose per-node arrays would exceed :data:`MAX_LATTICE_BYTES`."""
+    need = dense_search_bytes(heights)
+    if need > MAX_LATTICE_BYTES:
+        raise too_large(algorithm, heights, "an exact search over every node", need, MAX_LATTICE_BYTES)
 
 
 class Lattice:
@@ -37,6 +92,7 @@ class Lattice:
     """
 
     def __init__(self, heights: np.ndarray) -> None:
+        check_dense("lattice", heights)
         self.heights = np.asarray(heights, dtype=np.int64)
         self.r = len(self.heights)
         radix = self.heights + 1
@@ -151,6 +207,11 @@ class LatticeResult:
         Level vector of the best feasible node (ties: lowest height, then lexicographic).
     minimal : ndarray (m, r)
         The k-minimal nodes (minimal feasible nodes, survey Def. 5), lexicographic.
+    lattice_size : int or None
+        Set for a *sparse* result (searches that never build the lattice: ``datafly``,
+        ``samarati``, ``lightning``): the number of lattice nodes, while ``levels`` and the
+        per-node arrays hold only the visited nodes (lexicographic order). ``minimal``
+        then holds the minimal feasible nodes the search found.
     """
 
     algorithm: str
@@ -173,6 +234,7 @@ class LatticeResult:
     monotone_measure: bool
     extra: dict[str, Any] = field(default_factory=dict)
     classes: np.ndarray | None = None
+    lattice_size: int | None = None
 
     def prefer(self, criterion: str = "absolute") -> np.ndarray:
         """The k-minimal node preferred by a criterion of the survey's §2.8.
@@ -182,10 +244,7 @@ class LatticeResult:
         ``"suppression"`` (fewest suppressed records). Ties: lowest height, then the
         lexicographically smallest level vector.
         """
-        strides = np.ones(len(self.heights), dtype=np.int64)
-        for j in range(len(self.heights) - 2, -1, -1):
-            strides[j] = strides[j + 1] * (self.heights[j + 1] + 1)
-        ids = self.minimal @ strides
+        ids = self._rows(self.minimal)
         if criterion in ("absolute", "relative"):
             key = preference(self.minimal, self.heights, criterion)
         elif criterion == "distribution":
@@ -201,9 +260,20 @@ class LatticeResult:
         order = np.lexsort((ids, self.minimal.sum(axis=1), key))
         return self.minimal[order[0]].copy()
 
+    def _rows(self, levels: np.ndarray) -> np.ndarray:
+        """Rows of ``self.levels`` holding the level vectors ``levels`` (node ids when dense)."""
+        if self.lattice_size is None:
+            strides = np.ones(len(self.heights), dtype=np.int64)
+            for j in range(len(self.heights) - 2, -1, -1):
+                strides[j] = strides[j + 1] * (self.heights[j + 1] + 1)
+            return levels @ strides
+        index = {row.tobytes(): i for i, row in enumerate(np.ascontiguousarray(self.levels, dtype=np.int64))}
+        return np.array([index[row.tobytes()] for row in np.ascontiguousarray(levels, dtype=np.int64)], dtype=np.int64)
+
     @property
     def n_nodes(self) -> int:
-        return int(len(self.levels))
+        """Number of lattice nodes (all of them, also for a sparse result)."""
+        return int(len(self.levels)) if self.lattice_size is None else int(self.lattice_size)
 
     @property
     def n_evaluated(self) -> int:
@@ -218,11 +288,11 @@ class LatticeResult:
             "suppression_limit": self.limit,
             "quasi_identifiers": list(self.quasi_identifiers),
             "heights": [int(h) for h in self.heights],
-            "nodes": self.n_nodes,
+            "nodes": self.n_nodes if self.n_nodes < 2**53 else str(self.n_nodes),
             "nodes_evaluated": self.n_evaluated,
             "nodes_feasible": int((self.state == 1).sum()),
             "nodes_infeasible": int((self.state == -1).sum()),
-            "nodes_unclassified": int((self.state == 0).sum()),
+            "nodes_unclassified": int((self.state == 0).sum()) + (self.n_nodes - len(self.levels)),
             "optimum": [int(x) for x in self.optimum],
             "value": float(self.value),
             "suppressed": int(self.optimum_suppressed),
@@ -249,16 +319,8 @@ class LatticeSearch:
         self.sup = np.full(N, -1, dtype=np.int64)
         self.classes = np.full(N, -1, dtype=np.int64)
         self.dm_bound = np.zeros(N)
-        # frequency-set cache (roll-up sources); the bottom is always kept
-        self._cache: dict[int, FrequencySet] = {}
-        self._cache_bytes = 0
-        self._n_cached = 0
-        self._evict_next = 0
         self._tagging = False  # predictive tagging allowed (monotone classification running)
-        self._cache_ids = np.zeros(0, dtype=np.int64)
-        self._cache_rows = np.zeros(0, dtype=np.int64)
-        self._cache_levels = np.zeros((0, self.lat.r), dtype=np.int64)
-        self._remember(0, enc.bottom)
+        self._cache = FrequencyCache(enc, _CACHE_BUDGET)  # roll-up sources by node id
 
     def result(
         self,
@@ -301,8 +363,7 @@ class LatticeSearch:
     # ------------------------------------------------------------------ evaluation
     def _source(self, node: int) -> tuple[int, FrequencySet]:
         lv = self.lat.levels[node]
-        i = int(_source_kernel(self._cache_levels, self._cache_rows, self._n_cached, lv))
-        cid = int(self._cache_ids[i])
+        cid, _, fs = self._cache.source(lv)
         if cid == 0 and node != 0 and self.enc.bottom.n_rows > _HUB_MIN_ROWS:
             # hub: the node itself with every raised column at level 1 (at most 2^r hubs);
             # far smaller than the bottom, and a valid source for every node above it
@@ -316,34 +377,12 @@ class LatticeSearch:
                             _tag_kernel(self.lat.heights, self.lat.strides, self.state, self.lat.levels[hid], ev.feasible, self.state[hid])
                     self._remember(hid, ev.fs)  # type: ignore[arg-type]
                 if hid in self._cache:
-                    return hid, self._cache[hid]
-        return cid, self._cache[cid]
+                    return hid, self._cache.get(hid)
+        return cid, fs
 
     def _remember(self, node: int, fs: FrequencySet) -> None:
-        """Cache a frequency set as a roll-up source; evict the oldest (lowest, largest) first."""
-        size = fs.nbytes
-        if node in self._cache or size > _CACHE_BUDGET:
-            return
-        while self._cache_bytes + size > _CACHE_BUDGET and self._evict_next < self._n_cached:
-            i = self._evict_next
-            self._evict_next += 1
-            vid = int(self._cache_ids[i])
-            if vid == 0 or self._cache_rows[i] == _NEVER:
-                continue
-            self._cache_bytes -= self._cache.pop(vid).nbytes
-            self._cache_rows[i] = _NEVER
-        k = self._n_cached
-        if k == len(self._cache_ids):
-            grow = max(64, k)
-            self._cache_ids = np.concatenate([self._cache_ids, np.zeros(grow, dtype=np.int64)])
-            self._cache_rows = np.concatenate([self._cache_rows, np.zeros(grow, dtype=np.int64)])
-            self._cache_levels = np.concatenate([self._cache_levels, np.zeros((grow, self.lat.r), dtype=np.int64)])
-        self._cache[node] = fs
-        self._cache_ids[k] = node
-        self._cache_rows[k] = fs.n_rows
-        self._cache_levels[k] = self.lat.levels[node]
-        self._n_cached = k + 1
-        self._cache_bytes += size
+        """Cache a frequency set as a roll-up source (see :class:`FrequencyCache`)."""
+        self._cache.put(node, self.lat.levels[node], fs)
 
     def evaluate(self, node: int, src: tuple[int, FrequencySet] | None = None) -> NodeEval:
         """Evaluate ``node`` (roll-up from the smallest cached finer frequency set)."""
@@ -509,6 +548,7 @@ def _infeasible(enc: Encoded, search: LatticeSearch, algorithm: str) -> Infeasib
 def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
     """Run the optimal (``"flash"``) or exhaustive (``"exhaustive"``) search on ``enc``."""
     t0 = time.perf_counter()
+    check_dense(algorithm, enc.heights)
     search = LatticeSearch(enc)
     lat = search.lat
     if algorithm == "flash" and enc.monotone_feasibility:

@@ -14,7 +14,8 @@ from ...release import Release
 from .._registry import register
 from ._api import MEASURE_OPTION, SUPPRESSION_OPTION
 from ._engine import Encoded, require_levels
-from ._lattice import LatticeResult, LatticeSearch, build_release
+from ._lattice import LatticeResult, build_release, too_large
+from ._sparse import SparseSearch
 
 __all__ = ["samarati", "tuple_distance_vectors"]
 
@@ -42,42 +43,83 @@ def tuple_distance_vectors(enc: Encoded, a: np.ndarray, b: np.ndarray) -> np.nda
     return out
 
 
+#: refuse when a height layer Samarati may scan holds more nodes than this
+MAX_LAYER_NODES = 2_000_000
+
+
+def layer_sizes(heights: np.ndarray) -> list[int]:
+    """Number of lattice nodes at each height ``0..Σh_j``: the coefficients of
+    ``Π_j (1 + x + … + x^{h_j})`` (exact Python ints)."""
+    poly = [1]
+    for h in heights:
+        out = [0] * (len(poly) + int(h))
+        for i, c in enumerate(poly):
+            for d in range(int(h) + 1):
+                out[i + d] += c
+        poly = out
+    return poly
+
+
+def layer(heights: np.ndarray, t: int) -> np.ndarray:
+    """All level vectors of height ``t``, in lexicographic order (``(m, r)`` int64)."""
+    r = len(heights)
+    cap = np.concatenate([np.cumsum(np.asarray(heights, dtype=np.int64)[::-1])[::-1], [0]])  # levels left from j
+    part = np.zeros((1, 0), dtype=np.int64)
+    tot = np.zeros(1, dtype=np.int64)
+    for j in range(r):
+        blocks, sums, src = [], [], []
+        for v in range(int(heights[j]) + 1):
+            s = tot + v
+            idx = np.flatnonzero((s <= t) & (s + cap[j + 1] >= t))
+            blocks.append(np.column_stack([part[idx], np.full(len(idx), v, dtype=np.int64)]))
+            sums.append(s[idx])
+            src.append(idx * (int(heights[j]) + 1) + v)  # (parent row, v): lexicographic
+        order = np.argsort(np.concatenate(src), kind="stable")
+        part = np.concatenate(blocks)[order]
+        tot = np.concatenate(sums)[order]
+    return part
+
+
 def samarati_search(enc: Encoded) -> LatticeResult:
     """Binary search on height for the lowest height holding a solution; all solutions there.
 
     SATISFIES(vec) follows the survey's preprocessing: only the bottom outliers (distinct
     tuples occurring fewer than k times) can be outliers at any node; the size of outlier
     ``x``'s class at ``vec`` is ``Σ_{y: VT[x,y] ≤ vec} count(y)``. When the VT matrix would
-    exceed ``_VT_MAX`` entries the same counts come from the roll-up evaluator.
+    exceed ``_VT_MAX`` entries the same counts come from the roll-up evaluator. Height
+    layers are generated one at a time (:func:`layer`), never the whole lattice; a lattice
+    whose widest layer exceeds :data:`MAX_LAYER_NODES` is refused up front.
     """
     t0 = time.perf_counter()
-    search = LatticeSearch(enc)
-    lat = search.lat
+    widest = max(layer_sizes(enc.heights))
+    if widest > MAX_LAYER_NODES:
+        per = 8 * enc.r + 64
+        raise too_large("samarati", enc.heights, f"scanning its widest height layer ({widest:,} nodes)", widest * per, MAX_LAYER_NODES * per)
+    search = SparseSearch(enc)
     k = enc.k
     tab, cnt = enc.bottom.tab.astype(np.int64), enc.bottom.cnt
     out = np.flatnonzero(cnt < k)
     use_vt = len(out) * len(cnt) * enc.r <= _VT_MAX
     VT = tuple_distance_vectors(enc, tab[out], tab) if use_vt else None
-    n_vt = 0
 
-    def satisfies(node: int) -> bool:
-        nonlocal n_vt
+    def satisfies(vec: np.ndarray) -> bool:
+        st = search.state(vec)
+        if st:
+            return st == 1
         if VT is None:
-            return search.check(node, tag=False)
-        vec = lat.levels[node]
+            return search.evaluate(vec).feasible
         within = (VT <= vec[None, None, :]).all(axis=2)
         cx = within.astype(np.int64) @ cnt
         req = int(cnt[out][cx < k].sum())
         ok = req <= enc.limit
-        search.state[node] = 1 if ok else -1
-        search.sup[node] = req
-        n_vt += 1
+        search.classify(vec, ok, req)
         return ok
 
-    low, high = 0, int(lat.height[lat.top])
+    top = enc.heights.astype(np.int64)
+    low, high = 0, int(top.sum())
     trace = []
-    if not satisfies(lat.top):
-        least = int(search.sup[lat.top])
+    if not satisfies(top):
+        least = int(search.suppressed(top))
         raise InfeasibleError(
             f"samarati: even the top node needs {least} suppressed records, above the limit {enc.limit} "
             f"(max_suppression={enc.max_suppression:g}). Raise max_suppression."
@@ -85,8 +127,8 @@ def samarati_search(enc: Encoded) -> LatticeResult:
     while low < high:
         tr = (low + high) // 2
         found = False
-        for node in np.flatnonzero(lat.height == tr):
-            if satisfies(int(node)):
+        for vec in layer(enc.heights, tr):
+            if satisfies(vec):
                 found = True
                 break
         trace.append({"height": tr, "found": found})
@@ -94,10 +136,7 @@ def samarati_search(enc: Encoded) -> LatticeResult:
             high = tr
         else:
             low = tr + 1
-    layer = np.flatnonzero(lat.height == low)
-    sols = np.array([int(v) for v in layer if search.state[v] == 1 or (search.state[v] == 0 and satisfies(int(v)))], dtype=np.int64)
-    for s in sols:
-        search.value_of(int(s))
+    sols = np.array([v for v in layer(enc.heights, low) if satisfies(v)], dtype=np.int64).reshape(-1, enc.r)
     best = search.pick(sols)
     return search.result(
         "samarati",
@@ -106,7 +145,6 @@ def samarati_search(enc: Encoded) -> LatticeResult:
         t0,
         monotone_feasibility=True,
         monotone_measure=enc.measure_monotone(),
-        evaluated=search.evaluated | (search.state != 0),
         extra={"binary_search": trace, "vt_matrix": bool(use_vt), "outliers": int(cnt[out].sum()), "min_height": low},
     )
 
