@@ -198,6 +198,12 @@ class Release:
             return self.published_sensitive[column]
         return self.dataset.sensitive_codes[column][self._require_source()]
 
+    def cells(self) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]:
+        """The published cells at full precision: intervals ``(lo, hi)`` and, per column
+        published as a value set (freeform releases, :mod:`ktype.freeform_release`), its
+        ``(n, m)`` membership matrix; none here."""
+        return self.lo, self.hi, {}
+
     def original_X(self) -> np.ndarray:
         """Original leaf ranks in release row order (for verification only)."""
         return self.dataset.X[self._require_source()]

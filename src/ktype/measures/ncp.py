@@ -83,8 +83,8 @@ def ncp_cells(
       ``[L, U]``, so a suppressed cell costs exactly 1.
     * Categorical attribute (Eq. 2): ``(count − 1) / (|A_j| − 1)`` with ``count`` the
       number of domain values the cell covers and ``|A_j|`` the domain size (the
-      hierarchy's leaves). Releases are interval-based, so a published "set" is the
-      contiguous run of leaves ``[lo, hi]``.
+      hierarchy's leaves). Here a cell is the contiguous run of leaves ``[lo, hi]``;
+      :func:`ncp` and :func:`gcp` count the values of a freeform value set instead.
     * A range ``U = L`` or a domain ``|A_j| = 1`` costs 0.
 
     Parameters
@@ -109,6 +109,18 @@ def ncp_cells(
     return out
 
 
+def _release_ncp(release: Release, numeric_range: str, numeric: Sequence[str] | None) -> np.ndarray:
+    """Per-cell NCP of a release at full precision: a categorical column published as a
+    value set (freeform releases) counts the set's values (Eq. 2), not its hull."""
+    lo, hi, sets = release.cells()
+    cells = ncp_cells(release.dataset, lo, hi, numeric_range=numeric_range, numeric=numeric)
+    for j, member in sets.items():  # loop over set columns
+        m = member.shape[1]
+        if not _scale(release.dataset, j, numeric_range, numeric)[3]:
+            cells[:, j] = (member.sum(axis=1) - 1) / (m - 1) if m > 1 else 0.0
+    return cells
+
+
 @measure(
     "ncp",
     summary="Total Normalized Certainty Penalty: sum of NCP over all cells",
@@ -124,7 +136,7 @@ def ncp(release: Release, *, numeric_range: str = "data", numeric: Sequence[str]
     """
     if release.n == 0:
         return 0.0
-    return float(ncp_cells(release.dataset, release.lo, release.hi, numeric_range=numeric_range, numeric=numeric).sum())
+    return float(_release_ncp(release, numeric_range, numeric).sum())
 
 
 @measure(
@@ -152,8 +164,7 @@ def gcp(release: Release, *, numeric_range: str = "data", numeric: Sequence[str]
     """
     if release.n == 0:
         return 0.0
-    cells = ncp_cells(release.dataset, release.lo, release.hi, numeric_range=numeric_range, numeric=numeric)
-    return float(cells.mean())
+    return float(_release_ncp(release, numeric_range, numeric).mean())
 
 
 def gcp_from_boxes(

@@ -141,6 +141,60 @@ def _fill_type_edges(xa, blo, bhi, start, stop, ptr, out):  # pragma: no cover -
                 p += 1
 
 
+@njit(cache=True)
+def _in_box(xa, a, blo, bhi, bits, is_set, b):  # pragma: no cover - compiled
+    """Whether original type ``a`` lies in box type ``b`` (ranges, and sets where ``is_set``)."""
+    for col in range(1, xa.shape[1]):
+        v = xa[a, col]
+        if v < blo[b, col] or v > bhi[b, col]:
+            return False
+        if is_set[col] and not (bits[b, col, v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
+            return False
+    return True
+
+
+@njit(parallel=True, cache=True)
+def _count_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):  # pragma: no cover - compiled
+    """Pass 1 for freeform releases: set columns test membership in the box's value set."""
+    nb = blo.shape[0]
+    cnt = np.zeros(nb, dtype=np.int64)
+    for b in prange(nb):
+        c = 0
+        for a in range(start[b], stop[b]):
+            if _in_box(xa, a, blo, bhi, bits, is_set, b):
+                c += 1
+        cnt[b] = c
+    return cnt
+
+
+@njit(parallel=True, cache=True)
+def _fill_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop, ptr, out):  # pragma: no cover - compiled
+    """Pass 2 for freeform releases (see :func:`_count_type_edges_sets`)."""
+    nb = blo.shape[0]
+    for b in prange(nb):
+        p = ptr[b]
+        for a in range(start[b], stop[b]):
+            if _in_box(xa, a, blo, bhi, bits, is_set, b):
+                out[p] = a
+                p += 1
+
+
+def _set_bits(sets: dict[int, np.ndarray], perm: np.ndarray, n_rows: int) -> np.ndarray:
+    """Value sets as bit words ``(n_rows, r, W)`` in the permuted column order."""
+    m = max(s.shape[1] for s in sets.values())
+    W = (m + 63) // 64
+    bits = np.zeros((n_rows, len(perm), W), dtype=np.uint64)
+    for cp, c in enumerate(perm):  # loop over columns
+        s = sets.get(int(c))
+        if s is None:
+            continue
+        pad = np.zeros((s.shape[0], W * 64), dtype=bool)
+        pad[:, : s.shape[1]] = s
+        words = np.packbits(pad.reshape(s.shape[0], W, 64), axis=2, bitorder="little")  # bit v&63 of word v>>6
+        bits[: s.shape[0], cp, :] = np.ascontiguousarray(words).view("<u8").reshape(s.shape[0], W)
+    return bits
+
+
 # ------------------------------------------------------------------------------- the graph
 class ConsistencyGraph:
     """Type-compressed consistency graph of a release (see the module docstring).
@@ -168,8 +222,9 @@ class ConsistencyGraph:
         ds = release.dataset
         X = np.asarray(ds.X)
         n, r = X.shape
-        lo = np.asarray(release.lo)
-        hi = np.asarray(release.hi)
+        cell_lo, cell_hi, sets = release.cells()
+        lo = np.asarray(cell_lo)
+        hi = np.asarray(cell_hi)
         N = int(lo.shape[0])
         if lo.shape[1] != r:
             raise DataError(f"The release has {lo.shape[1]} quasi-identifier columns but the dataset has {r}.")
@@ -220,7 +275,19 @@ class ConsistencyGraph:
             full = (np.asarray(ds.domain_sizes)[perm] - 1).astype(np.int32) if r else np.zeros(1, dtype=np.int32)
             lop = np.vstack([lop, np.zeros((1, lop.shape[1]), dtype=np.int32)])
             hip = np.vstack([hip, full[None, :]])
-        if len(lop):
+        bits = None
+        if sets and r:
+            # freeform value sets: box types also differ by set content; the hidden rows
+            # (whole domain) hold every value
+            bits = _set_bits(sets, perm, len(lop))
+            if self.n_hidden:
+                bits[N:] = np.iinfo(np.uint64).max
+            flat = bits.reshape(len(lop), -1)
+            key_cols = [flat[:, w] for w in range(flat.shape[1]) if flat[:, w].any()]
+            hi32 = [(c >> np.uint64(32)).astype(np.int64) for c in key_cols]
+            lo32 = [(c & np.uint64(0xFFFFFFFF)).astype(np.int64) for c in key_cols]
+            ids, B = group_rows(lop, hip, *[np.column_stack([a, b]) for a, b in zip(hi32, lo32)])
+        elif len(lop):
             ids, B = group_rows(lop, hip)
         else:
             ids, B = np.zeros(0, dtype=np.int64), 0
@@ -242,14 +309,30 @@ class ConsistencyGraph:
         start = np.searchsorted(key0, blo[:, 0], "left").astype(np.int64)
         stop = np.searchsorted(key0, bhi[:, 0], "right").astype(np.int64)
         stop = np.maximum(stop, start)
-        if r <= 1:
+        bbits = None
+        if bits is not None:
+            bbits = np.empty((B,) + bits.shape[1:], dtype=np.uint64)
+            bbits[ids] = bits
+            is_set = np.array([int(c) in sets for c in perm], dtype=np.bool_)
+        if bbits is not None:
+            # every column (the pivot included) is re-tested: sets are not intervals
+            key_all = np.ascontiguousarray(np.column_stack([np.zeros(A, dtype=np.int32), xa]))
+            lo_all = np.ascontiguousarray(np.column_stack([np.zeros(B, dtype=np.int32), blo]))
+            hi_all = np.ascontiguousarray(np.column_stack([np.zeros(B, dtype=np.int32), bhi]))
+            bits_all = np.ascontiguousarray(np.concatenate([np.zeros((B, 1, bbits.shape[2]), dtype=np.uint64), bbits], axis=1))
+            set_all = np.concatenate([[False], is_set])
+            cnt = _count_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop)
+        elif r <= 1:
             cnt = stop - start
         else:
             cnt = _count_type_edges(xa, blo, bhi, start, stop)
         ptr = np.zeros(B + 1, dtype=np.int64)
         np.cumsum(cnt, out=ptr[1:])
         E = int(ptr[-1])
-        if r <= 1:
+        if bbits is not None:
+            out = np.empty(E, dtype=np.int64)
+            _fill_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop, ptr, out)
+        elif r <= 1:
             # single column: the edges are the whole searchsorted ranges
             out = np.arange(E, dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
         else:

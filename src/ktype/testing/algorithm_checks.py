@@ -40,6 +40,7 @@ _DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
     "KOneAnonymity": {"k": 3},
     "KKAnonymity": {"k": 3},
     "KConcealment": {"k": 3},
+    "FreeformKAnonymity": {"k": 3},
     "DistinctLDiversity": {"l": 2},
     "EntropyLDiversity": {"l": 1.2},
     "RecursiveCLDiversity": {"c": 3.0, "l": 2},

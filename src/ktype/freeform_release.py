@@ -1,0 +1,212 @@
+"""Freeform cells: numeric ranges and categorical **value sets** (Doka et al. 2015, §3).
+
+Freeform generalization publishes, for every record, its own box: a range ``[l, u]`` on a
+numeric attribute and an arbitrary **set of values** on a categorical one (``{Married,
+Divorced}``); no hierarchy is involved (spec §0, §1.1). The interval-of-leaf-ranks
+representation of :class:`~ktype.release.Release` cannot hold a set such as ``{0, 5}``, so
+:class:`FreeformRelease` extends it additively:
+
+* ``cell_lo, cell_hi`` (``int32``, ``(n, r)``) hold the **exact** published range of every
+  column in leaf ranks (for a set column: the hull of the set);
+* ``value_sets[j]`` (``bool``, ``(n, m_j)``) holds the exact membership of each set column
+  ``j`` (by leaf rank);
+* the inherited ``lo, hi`` hold the **closure** of each exact cell under the column's
+  hierarchy (the smallest allowed interval containing it). Every interval-based reader
+  (hierarchy checks, measures that know nothing of sets) therefore sees a sound, coarser
+  view, while :meth:`cells` gives the exact one to the set-aware readers (the consistency
+  graph of :mod:`ktype.models._graph`, :func:`ktype.measures.gcp`, labels).
+
+Which columns are ranges: those whose hierarchy leaves are numbers in increasing rank
+order (``Hierarchy.numeric``; e.g. ``Hierarchy.ordered`` over ages) — the same columns
+:func:`ktype.measures.gcp` treats as numeric (Eq. 1). Every other column is categorical and
+published as a set (Eq. 2 counts its values). Attach an ordered numeric hierarchy to a
+column to have it published as a range.
+
+The private **witness** ``preimages`` (``(n, k)`` input row numbers per released row: the
+edges of the k-regular generalization graph) is kept in memory for the independent
+checker only and is never exported, like ``source``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._grouping import group_ids
+from .data.dataset import Dataset
+from .data.hierarchy import SUPPRESSED_LABEL, value_keys
+from .exceptions import DataError
+from .release import Release, versions
+
+__all__ = ["FreeformRelease", "range_columns", "set_labels"]
+
+
+def range_columns(dataset: Dataset) -> np.ndarray:
+    """Boolean per quasi-identifier: published as a range (True) or as a value set (False).
+
+    A column is a range column iff its hierarchy's leaves are numbers in non-decreasing
+    rank order (``Hierarchy.numeric``), so that ``[min, max]`` of the values is a
+    contiguous run of leaf ranks.
+    """
+    out = np.zeros(dataset.r, dtype=bool)
+    for j, h in enumerate(dataset.hierarchies):
+        if h.numeric:
+            v = h.numeric_values()
+            out[j] = v is not None and bool((np.diff(v) >= 0).all())
+    return out
+
+
+def set_labels(leaves: list, member: np.ndarray) -> list[str]:
+    """Readable labels of value sets: ``{a,b}`` (leaf order), the value itself, or ``*``."""
+    member = np.asarray(member, dtype=bool)
+    n, m = member.shape
+    if n == 0:
+        return []
+    keys = value_keys(leaves)
+    packed = np.packbits(member, axis=1)
+    ids, _ = group_ids([packed[:, b] for b in range(packed.shape[1])])
+    uniq, first = np.unique(ids, return_index=True)
+    labs: list[str] = []
+    for r in first:  # one label per distinct set
+        vals = np.flatnonzero(member[r])
+        if len(vals) == m and m > 1:
+            labs.append(SUPPRESSED_LABEL)
+        elif len(vals) == 1:
+            labs.append(keys[int(vals[0])])
+        else:
+            labs.append("{" + ",".join(keys[int(v)] for v in vals) + "}")
+    lab_arr = np.empty(len(uniq), dtype=object)
+    lab_arr[np.searchsorted(uniq, ids[first])] = labs
+    return lab_arr[np.searchsorted(uniq, ids)].tolist()
+
+
+@dataclass
+class FreeformRelease(Release):
+    """A :class:`~ktype.release.Release` whose cells are freeform (ranges and value sets).
+
+    Build it with :meth:`from_cells`. See the module docstring for the representation.
+
+    Attributes
+    ----------
+    cell_lo, cell_hi : ndarray of int32, shape (n, r)
+        Exact published range per column (leaf ranks; the hull for set columns).
+    value_sets : dict of int to ndarray of bool, shape (n, m_j)
+        Exact membership of each set column (keyed by quasi-identifier index).
+    preimages : ndarray of int64, shape (n, k), or None
+        Private witness: input rows whose values each released box was built to cover
+        (the generalization graph). Never exported.
+    """
+
+    cell_lo: np.ndarray | None = None
+    cell_hi: np.ndarray | None = None
+    value_sets: dict[int, np.ndarray] = field(default_factory=dict)
+    preimages: np.ndarray | None = None
+
+    @classmethod
+    def from_cells(
+        cls,
+        dataset: Dataset,
+        cell_lo: np.ndarray,
+        cell_hi: np.ndarray,
+        value_sets: dict[int, np.ndarray],
+        *,
+        source: np.ndarray,
+        preimages: np.ndarray | None = None,
+        provenance: dict[str, Any] | None = None,
+    ) -> FreeformRelease:
+        """Release of freeform cells; row ``t`` carries the non-QI values of input ``source[t]``.
+
+        Rows are put in canonical order (sorted by published content), as for every release.
+        """
+        n, r = dataset.n, dataset.r
+        cell_lo = np.ascontiguousarray(cell_lo, dtype=np.int32)
+        cell_hi = np.ascontiguousarray(cell_hi, dtype=np.int32)
+        if cell_lo.shape != (n, r) or cell_hi.shape != (n, r):
+            raise DataError(f"FreeformRelease needs cells of shape ({n}, {r}); got {cell_lo.shape}.")
+        sets = {int(j): np.ascontiguousarray(s, dtype=bool) for j, s in value_sets.items()}
+        for j, s in sets.items():
+            if s.shape != (n, dataset.hierarchies[j].size):
+                raise DataError(f"value_sets[{j}] must have shape ({n}, {dataset.hierarchies[j].size}); got {s.shape}.")
+        lo = np.empty_like(cell_lo)
+        hi = np.empty_like(cell_hi)
+        for j, h in enumerate(dataset.hierarchies):  # loop over columns
+            lo[:, j], hi[:, j] = h.closure(cell_lo[:, j], cell_hi[:, j])
+        rel = cls(
+            dataset=dataset,
+            lo=lo,
+            hi=hi,
+            suppressed=np.zeros(n, dtype=bool),
+            source=np.asarray(source, dtype=np.int64).copy(),
+            recoding="freeform",
+            provenance=dict(provenance or {}),
+            cell_lo=cell_lo,
+            cell_hi=cell_hi,
+            value_sets=sets,
+            preimages=None if preimages is None else np.asarray(preimages, dtype=np.int64).copy(),
+        )
+        rel._canonicalize()
+        rel.provenance.setdefault("created", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        rel.provenance.setdefault("versions", versions())
+        return rel
+
+    def _content_rank(self) -> np.ndarray:
+        """Rank of each row's exact published QI content (ranges and sets)."""
+        cols: list[np.ndarray] = []
+        for j in range(self.r):
+            cols.append(self.cell_lo[:, j])
+            cols.append(self.cell_hi[:, j])
+        for j in sorted(self.value_sets):
+            packed = np.packbits(self.value_sets[j], axis=1)
+            cols.extend(packed[:, b] for b in range(packed.shape[1]))
+        ids, _ = group_ids(cols)
+        return ids
+
+    def _canonicalize(self, classes: np.ndarray | None = None) -> None:
+        if self.cell_lo is None:  # pragma: no cover - only from_cells builds these
+            return super()._canonicalize(classes)
+        # rows with equal exact content form a class; the parent sorts classes by their
+        # closure box and ties by class id (= content rank), then rows by non-QI values
+        old = self.source.copy()
+        super()._canonicalize(self._content_rank())
+        inv = np.empty(len(old), dtype=np.int64)
+        inv[old] = np.arange(len(old))
+        order = inv[self.source]
+        self.cell_lo = np.ascontiguousarray(self.cell_lo[order])
+        self.cell_hi = np.ascontiguousarray(self.cell_hi[order])
+        self.value_sets = {j: np.ascontiguousarray(s[order]) for j, s in self.value_sets.items()}
+        if self.preimages is not None:
+            self.preimages = np.ascontiguousarray(self.preimages[order])
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]:
+        """The exact published cells ``(lo, hi, value_sets)``."""
+        return self.cell_lo, self.cell_hi, self.value_sets
+
+    def to_pandas(self, *, include_suppressed: bool = False) -> pd.DataFrame:
+        """The published table: ranges like ``[30-39]``, sets like ``{Married,Divorced}``."""
+        ds = self.dataset
+        cols: dict[str, Any] = {}
+        for j, (c, h) in enumerate(zip(ds.quasi_identifiers, ds.hierarchies)):
+            if j in self.value_sets:
+                cols[c] = set_labels(h.leaves, self.value_sets[j])
+            else:
+                cols[c] = _range_labels(h, self.cell_lo[:, j], self.cell_hi[:, j])
+        for c in ds.sensitive + ds.insensitive:
+            cols[c] = ds.data[c].to_numpy()[self.source]
+        order = [c for c in ds.data.columns if c in cols]
+        return pd.DataFrame({c: cols[c] for c in order})
+
+    def __repr__(self) -> str:
+        alg = self.provenance.get("algorithm", "?")
+        return f"FreeformRelease({alg}, {self.n} rows, freeform)"
+
+
+def _range_labels(h, lo: np.ndarray, hi: np.ndarray) -> list[str]:
+    """``[a-b]`` / the value / ``*`` for exact ranges (never a hierarchy node's name)."""
+    pairs = lo.astype(np.int64) * h.size + hi
+    uniq, inv = np.unique(pairs, return_inverse=True)
+    labs = np.asarray([h._range_label(int(p // h.size), int(p % h.size)) for p in uniq], dtype=object)
+    return labs[inv.ravel()].tolist()

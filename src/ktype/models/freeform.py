@@ -1,0 +1,138 @@
+"""k-anonymity by a k-regular generalization graph (freeform generalization).
+
+Doka, Xue, Tsoumakos, Karras [1]_ §2-3 (after Wong et al. [2]_): a published table
+satisfies k-anonymity when every original record matches at least ``k`` published boxes and
+each of them is its true match with equal probability. The sufficient condition the paper
+builds on: the **generalization graph** E (original ``i`` → box ``j`` whenever ``j`` was
+built to cover ``i``) is **k-regular** — the union of k disjoint perfect matchings — and the
+true assignment α is one of them, drawn uniformly with secret randomness (Theorem 2.3,
+§2.2). Then every edge of E has marginal probability exactly ``1/k`` of being the true one.
+
+What this checker verifies (independently of any algorithm):
+
+* **Always** (also on a release read back from a file): every original record is
+  consistent with at least ``k`` published boxes lying on perfect matchings of the
+  consistency graph (k-concealment's condition, computed set-aware by
+  :mod:`ktype.models._graph`; freeform value sets count exactly, not by their hull).
+  Skipped above ``graph_limit`` records when the witness below is present, because the
+  witness already proves it (every edge of a k-regular E ⊆ consistency graph lies on a
+  perfect matching of E, Lemma 2.2, hence of the consistency graph).
+* **When the release carries its private witness** (``FreeformRelease.preimages``, the
+  edges of E per box; in memory only): E is regular of degree ``>= k`` (each box has
+  distinct preimages; each original is a preimage of exactly that many boxes), every
+  preimage lies inside its box (ranges and value sets), and the true record of each row
+  (``source``) is one of its preimages (α ⊆ E, so the published data are truthful).
+
+It cannot verify that α was drawn uniformly with secret randomness — a property of the
+process, not of the output (spec P2, P3); the algorithms document how they draw it.
+
+Containment may add candidates beyond E (spec P1: in the paper's Table 1 four records see a
+fourth box); that only helps privacy, and the degree check above uses containment.
+
+References
+----------
+.. [1] K. Doka, M. Xue, D. Tsoumakos, P. Karras. k-Anonymization by Freeform
+   Generalization. ASIA CCS 2015. §2.1-2.2 (Lemma 2.1, 2.2, Theorem 2.3), §3 (Def. 1-3).
+.. [2] W. K. Wong, N. Mamoulis, D. W. Cheung. Non-homogeneous generalization in privacy
+   preserving data publishing. SIGMOD 2010.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._validation import Interval
+from ..exceptions import DataError
+from ..release import Release
+from ._base import CheckResult, PrivacyModel
+from ._graph import consistency_graph
+
+__all__ = ["FreeformKAnonymity"]
+
+
+@dataclass(frozen=True)
+class FreeformKAnonymity(PrivacyModel):
+    """k-anonymity through a k-regular generalization graph (Doka et al. Def. 1-3, §2.2).
+
+    Parameters
+    ----------
+    k : int
+        Number of equiprobable candidates per record, ``k >= 1``.
+    graph_limit : int, default 20000
+        With a witness, the (costlier) consistency-graph match count is computed only up
+        to this many records; without a witness it is always computed.
+    """
+
+    k: int
+    graph_limit: int = 20000
+    _parameter_constraints: ClassVar[dict] = {
+        "k": [Interval(int, 1, None, closed="left")],
+        "graph_limit": [Interval(int, 0, None, closed="left")],
+    }
+    per_class: ClassVar[bool] = False
+    monotone: ClassVar[bool] = False  # enlarging one box may break regularity of the witness
+    monotone_in_k: ClassVar[bool] = True
+    per: ClassVar[str] = "original"
+
+    def __str__(self) -> str:
+        return f"FreeformKAnonymity(k={self.k})"
+
+    def check(self, release: Release) -> CheckResult:
+        ds = release.dataset
+        n = ds.n
+        ok = np.ones(n, dtype=bool)
+        summary: dict[str, Any] = {"per": "original"}
+        pre = getattr(release, "preimages", None)
+        witness = pre is not None and release.source is not None
+        if witness:
+            ok &= self._check_witness(release, np.asarray(pre, dtype=np.int64), summary)
+        if not witness or n <= self.graph_limit:
+            try:
+                cnt = consistency_graph(release).match_counts()
+            except DataError as e:  # some row does not cover its record: no perfect matching
+                summary["not_a_generalization"] = str(e)
+                ok &= False
+            else:
+                ok &= cnt >= self.k
+                summary["min_matches"] = int(cnt.min()) if n else 0
+        summary["failing_records"] = int((~ok).sum())
+        return CheckResult(str(self), bool(ok.all()), ok, summary)
+
+    def _check_witness(self, release: Release, pre: np.ndarray, summary: dict[str, Any]) -> np.ndarray:
+        ds = release.dataset
+        n, N = ds.n, release.n
+        src = np.asarray(release.source, dtype=np.int64)
+        if pre.ndim != 2 or pre.shape[0] != N or (pre.size and (pre.min() < 0 or pre.max() >= n)):
+            summary["witness"] = "malformed"
+            return np.zeros(n, dtype=bool)
+        d = pre.shape[1]
+        srt = np.sort(pre, axis=1)
+        distinct = ~(srt[:, 1:] == srt[:, :-1]).any(axis=1) if d > 1 else np.ones(N, dtype=bool)
+        lo, hi, sets = release.cells()
+        inside = np.ones(pre.shape, dtype=bool)
+        rows = np.arange(N)[:, None]
+        for j in range(ds.r):  # loop over columns
+            x = ds.X[pre, j]
+            inside &= (lo[:, j, None] <= x) & (x <= hi[:, j, None])
+            if j in sets:
+                inside &= sets[j][rows, x]
+        truthful = (pre == src[:, None]).any(axis=1)
+        deg = np.bincount(pre.ravel(), minlength=n)
+        good = np.bincount(pre[inside & distinct[:, None]].ravel(), minlength=n)
+        regular = bool((deg == d).all() and distinct.all())
+        summary.update(
+            {
+                "witness": "checked",
+                "graph_degree": int(d),
+                "regular": regular,
+                "edges_outside_box": int((~inside).sum()),
+                "untruthful_rows": int((~truthful).sum()),
+            }
+        )
+        ok = (good >= self.k) & (deg == d)
+        if not (regular and truthful.all() and d >= self.k):
+            ok &= False
+        return ok
