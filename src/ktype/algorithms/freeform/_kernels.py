@@ -1,0 +1,298 @@
+"""Compiled kernels of the freeform heuristics (Doka et al. §3-6).
+
+One *block* is a contiguous run of rows of the lexicographically sorted table (the whole
+table, or one partition of §8.1). Per block the state of each post-image ``T_j`` is its
+current box: ``lo, hi`` (numeric columns, values scaled by ``1/(U-L)`` so that widths are
+NCPs) and a bit set per categorical column. ``post[i, t]`` / ``pre[j, t]`` hold the edges
+chosen by iteration ``t`` (block-local indices); iteration 0 is the identity.
+
+Edge weight (spec §3.0, derived from Eqs. 1-3): the increase of ``T_j``'s NCP sum if ``q_i``
+joins it, ``Σ_num (max(hi, x) − min(lo, x) − (hi − lo)) + Σ_cat [x ∉ Set_j]/(|A|−1)``.
+Every ``T_j`` gains exactly one pre-image per iteration, so the weights computed at the
+start of an iteration are exact for it and the final GCP is the sum of the selected weights
+divided by ``d·n``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_INF = np.inf
+
+
+@njit(cache=True, inline="always")
+def _weight(xnum, xcat, wcat, lo, hi, bits, i, j):  # pragma: no cover - compiled
+    w = 0.0
+    for a in range(xnum.shape[1]):
+        x = xnum[i, a]
+        if x < lo[j, a]:
+            w += lo[j, a] - x
+        elif x > hi[j, a]:
+            w += x - hi[j, a]
+    for c in range(xcat.shape[1]):
+        v = xcat[i, c]
+        if not (bits[j, c, v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
+            w += wcat[c]
+    return w
+
+
+@njit(cache=True)
+def _init_state(xnum, xcat, n_words):  # pragma: no cover - compiled
+    m = xnum.shape[0]
+    lo = xnum.copy()
+    hi = xnum.copy()
+    bits = np.zeros((m, xcat.shape[1], n_words), dtype=np.uint64)
+    for j in range(m):
+        for c in range(xcat.shape[1]):
+            v = xcat[j, c]
+            bits[j, c, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    return lo, hi, bits
+
+
+@njit(cache=True)
+def _extend(xnum, xcat, lo, hi, bits, i, j):  # pragma: no cover - compiled
+    """Add record ``i`` to box ``j``."""
+    for a in range(xnum.shape[1]):
+        x = xnum[i, a]
+        if x < lo[j, a]:
+            lo[j, a] = x
+        if x > hi[j, a]:
+            hi[j, a] = x
+    for c in range(xcat.shape[1]):
+        v = xcat[i, c]
+        bits[j, c, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+
+
+@njit(cache=True)
+def _is_used(post, t, i, j):  # pragma: no cover - compiled
+    for s in range(t):
+        if post[i, s] == j:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t):  # pragma: no cover - compiled
+    """Dense ``(m, m)`` weights of iteration ``t``; edges used before are ``inf``."""
+    m = xnum.shape[0]
+    W = np.empty((m, m), dtype=np.float64)
+    for i in range(m):
+        for j in range(m):
+            W[i, j] = _weight(xnum, xcat, wcat, lo, hi, bits, i, j)
+        for s in range(t):
+            W[i, post[i, s]] = _INF
+    return W
+
+
+@njit(cache=True)
+def _best_free(xnum, xcat, wcat, lo, hi, bits, post, t, i, free, nfree, lo_q, hi_q):  # pragma: no cover - compiled
+    """Cheapest available post-image among ``free[lo_q:hi_q]`` for ``i`` (ties: lowest id)."""
+    best = _INF
+    bj = -1
+    for q in range(lo_q, hi_q):
+        j = free[q]
+        if _is_used(post, t, i, j):
+            continue
+        w = _weight(xnum, xcat, wcat, lo, hi, bits, i, j)
+        if w < best or (w == best and j < bj):
+            best = w
+            bj = j
+    return bj, best
+
+
+@njit(cache=True)
+def _take(free, fpos, nfree, j):  # pragma: no cover - compiled
+    """Remove ``j`` from the free list (swap with the last); returns the new length."""
+    q = fpos[j]
+    last = free[nfree - 1]
+    free[q] = last
+    fpos[last] = q
+    free[nfree - 1] = j
+    fpos[j] = nfree - 1
+    return nfree - 1
+
+
+@njit(cache=True)
+def _swap_in(xnum, xcat, wcat, lo, hi, bits, post, t, i, matchS, matchT, free, fpos, nfree, order_y):  # pragma: no cover - compiled
+    """Dead-end resolution (Alg. 1 lines 3-5): find a matched ``y`` (in ``order_y``) whose
+    post-image ``j`` is available to ``i`` and that can move to a free ``T_m`` (cheapest);
+    returns the new free-list length, or -1 if no single swap exists."""
+    for y in order_y:
+        if y < 0 or matchS[y] < 0:
+            continue
+        j = matchS[y]
+        if _is_used(post, t, i, j):
+            continue
+        bm, bw = _best_free(xnum, xcat, wcat, lo, hi, bits, post, t, y, free, nfree, 0, nfree)
+        if bm < 0:
+            continue
+        nfree = _take(free, fpos, nfree, bm)
+        matchS[y] = bm
+        matchT[bm] = y
+        matchS[i] = j
+        matchT[j] = i
+        return nfree
+    return -1
+
+
+@njit(cache=True)
+def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, matchT):  # pragma: no cover - compiled
+    """One iteration of Greedy (Alg. 1): records in (lexicographic) row order take the
+    cheapest available post-image. ``window > 0`` restricts the first scan to post-images
+    whose position is within ``window`` of the record's (candidate pruning; a record with
+    no available candidate there scans all free ones). Returns 0, or -1 on failure."""
+    m = xnum.shape[0]
+    free = np.arange(m)
+    fpos = np.arange(m)
+    nfree = m
+    # position-ordered free flags for the windowed scan
+    isfree = np.ones(m, dtype=np.bool_)
+    for i in range(m):
+        bj = -1
+        if window > 0:
+            best = _INF
+            a = max(0, i - window)
+            b = min(m, i + window + 1)
+            for j in range(a, b):
+                if not isfree[j] or _is_used(post, t, i, j):
+                    continue
+                w = _weight(xnum, xcat, wcat, lo, hi, bits, i, j)
+                if w < best:
+                    best = w
+                    bj = j
+        if bj < 0:
+            bj, _ = _best_free(xnum, xcat, wcat, lo, hi, bits, post, t, i, free, nfree, 0, nfree)
+        if bj >= 0:
+            nfree = _take(free, fpos, nfree, bj)
+            isfree[bj] = False
+            matchS[i] = bj
+            matchT[bj] = i
+        else:
+            order_y = np.arange(i - 1, -1, -1)
+            nf = _swap_in(xnum, xcat, wcat, lo, hi, bits, post, t, i, matchS, matchT, free, fpos, nfree, order_y)
+            if nf < 0:
+                return -1
+            nfree = nf
+            for q in range(nfree, m):
+                isfree[free[q]] = False
+    return 0
+
+
+@njit(cache=True)
+def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, matchT):  # pragma: no cover - compiled
+    """One iteration of SortGreedy (Alg. 2): scan all available edges by ascending weight
+    (stable: ties by record position, then post-image position) and keep an edge whose
+    ends are both free; then resolve the left-over records by single swaps with their
+    lexicographic neighbours (pos−1, pos+1, pos−2, ...). Returns 0, or -1 on failure."""
+    m = xnum.shape[0]
+    W = _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t).ravel()
+    order = np.argsort(W, kind="mergesort")
+    cnt = 0
+    for e in order:
+        if W[e] == _INF or cnt == m:
+            break
+        i = e // m
+        j = e % m
+        if matchS[i] < 0 and matchT[j] < 0:
+            matchS[i] = j
+            matchT[j] = i
+            cnt += 1
+    if cnt == m:
+        return 0
+    free = np.empty(m, dtype=np.int64)
+    fpos = np.zeros(m, dtype=np.int64)
+    nfree = 0
+    for j in range(m):
+        if matchT[j] < 0:
+            free[nfree] = j
+            fpos[j] = nfree
+            nfree += 1
+    for i in range(m):
+        if matchS[i] >= 0:
+            continue
+        order_y = np.empty(2 * m, dtype=np.int64)
+        p = 0
+        for dist in range(1, m):
+            order_y[p] = i - dist
+            order_y[p + 1] = i + dist if i + dist < m else -1
+            p += 2
+        nf = _swap_in(xnum, xcat, wcat, lo, hi, bits, post, t, i, matchS, matchT, free, fpos, nfree, order_y[:p])
+        if nf < 0:
+            return -1
+        nfree = nf
+    return 0
+
+
+@njit(cache=True)
+def _run_block(xnum, xcat, wcat, n_words, k, method, window, pre, post, costs):  # pragma: no cover - compiled
+    """All ``k`` iterations of Greedy (``method`` 0) or SortGreedy (1) on one block.
+
+    Fills ``pre``/``post`` (block-local) and ``costs[t]`` (sum of selected weights of
+    iteration ``t``). Returns 0, or -(t+1) if iteration ``t`` found no single swap.
+    """
+    m = xnum.shape[0]
+    lo, hi, bits = _init_state(xnum, xcat, n_words)
+    for i in range(m):
+        pre[i, 0] = i
+        post[i, 0] = i
+    costs[0] = 0.0
+    matchS = np.empty(m, dtype=np.int64)
+    matchT = np.empty(m, dtype=np.int64)
+    for t in range(1, k):
+        matchS[:] = -1
+        matchT[:] = -1
+        if method == 0:
+            st = _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, matchT)
+        else:
+            st = _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, matchT)
+        if st < 0:
+            return -(t + 1)
+        c = 0.0
+        for i in range(m):
+            c += _weight(xnum, xcat, wcat, lo, hi, bits, i, matchS[i])
+        costs[t] = c
+        for j in range(m):
+            i = matchT[j]
+            _extend(xnum, xcat, lo, hi, bits, i, j)
+            pre[j, t] = i
+            post[i, t] = j
+    return 0
+
+
+@njit(parallel=True, cache=True)
+def run_blocks(xnum, xcat, wcat, n_words, k, method, window, starts, pre, costs):  # pragma: no cover - compiled
+    """Run :func:`_run_block` on every block ``[starts[b], starts[b+1])`` in parallel.
+
+    ``pre`` (n, k) receives global row indices; ``costs`` (n_blocks, k). Returns the
+    per-block status (0 = success).
+    """
+    nb = len(starts) - 1
+    status = np.zeros(nb, dtype=np.int64)
+    for b in prange(nb):
+        a = starts[b]
+        e = starts[b + 1]
+        m = e - a
+        lpre = np.empty((m, k), dtype=np.int64)
+        lpost = np.empty((m, k), dtype=np.int64)
+        status[b] = _run_block(xnum[a:e], xcat[a:e], wcat, n_words, k, method, window, lpre, lpost, costs[b])
+        for j in range(m):
+            for t in range(k):
+                pre[a + j, t] = a + lpre[j, t]
+    return status
+
+
+@njit(cache=True)
+def block_weights(xnum, xcat, wcat, n_words, pre, t):  # pragma: no cover - compiled
+    """Weights of iteration ``t`` for a block whose first ``t`` iterations are in ``pre``
+    (block-local indices): rebuild the boxes and the used edges, then the dense matrix."""
+    m = xnum.shape[0]
+    lo, hi, bits = _init_state(xnum, xcat, n_words)
+    post = np.empty((m, max(t, 1)), dtype=np.int64)
+    for s in range(t):
+        for j in range(m):
+            i = pre[j, s]
+            post[i, s] = j
+            if s > 0:
+                _extend(xnum, xcat, lo, hi, bits, i, j)
+    return _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t)

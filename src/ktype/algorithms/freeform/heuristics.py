@@ -1,0 +1,162 @@
+"""Greedy, SortGreedy and Hungarian freeform generalization (Doka et al. §5-7).
+
+All three share the outer shell of §3.0 (spec): rows in lexicographic order (§3.1), the
+identity as iteration 1, then ``k − 1`` iterations that each add one perfect matching of
+post-images to pre-images, avoiding the edges already used, by the current edge weights
+(the GCP increase of extending ``T_j``'s box with ``q_i``). The result is a k-regular
+generalization graph; each box is the tight range / value set of its ``k`` pre-images.
+The published true assignment is drawn afresh (§3.5, :func:`._prep.publish`). With
+``partition_size`` the sorted table is cut into consecutive blocks that are processed
+independently and in parallel (§8.1); the union graph is still k-regular and the release
+is verified as one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from ..._validation import Interval
+from ...data.dataset import Dataset
+from ...exceptions import VerificationError
+from ...models._base import PrivacyModel
+from ...models.freeform import FreeformKAnonymity
+from ...models.ktype_models import KConcealment
+from ...release import Release
+from .._registry import register
+from . import _kernels as K
+from ._prep import Problem, blocks, check_block_sizes, model_k, publish
+
+__all__ = ["freeform_greedy", "freeform_sortgreedy", "freeform_hungarian", "build_graph"]
+
+REFERENCE = "Doka, Xue, Tsoumakos, Karras. k-Anonymization by Freeform Generalization. ASIA CCS 2015"
+_MODELS = (FreeformKAnonymity, KConcealment)
+_PART = {"partition_size": [None, Interval(int, 2, None, closed="left")]}
+#: largest block SortGreedy / Hungarian accept (dense m x m weights, ~16 m^2 bytes)
+DENSE_LIMIT = 6000
+
+_METHOD = {"greedy": 0, "sortgreedy": 1}
+
+
+def build_graph(p: Problem, k: int, method: str, starts: np.ndarray, *, window: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The k-regular generalization graph: ``pre`` (n, k) pre-images per box (sorted
+    positions) and the per-iteration cost sums (selected weights, in NCP units)."""
+    n = p.n
+    nb = len(starts) - 1
+    pre = np.empty((n, k), dtype=np.int64)
+    costs = np.zeros((nb, k), dtype=np.float64)
+    if method == "hungarian":
+        for b in range(nb):  # loop over blocks (scipy's solver is not compiled code we can call in parallel)
+            a, e = int(starts[b]), int(starts[b + 1])
+            xn, xc = p.xnum[a:e], p.xcat[a:e]
+            lpre = np.empty((e - a, k), dtype=np.int64)
+            lpre[:, 0] = np.arange(e - a)
+            for t in range(1, k):  # loop over iterations
+                W = K.block_weights(xn, xc, p.wcat, p.n_words, lpre, t)
+                rows, cols = linear_sum_assignment(W)
+                costs[b, t] = float(W[rows, cols].sum())
+                lpre[cols, t] = rows
+            pre[a:e] = a + lpre
+    else:
+        status = K.run_blocks(p.xnum, p.xcat, p.wcat, p.n_words, k, _METHOD[method], window, starts, pre, costs)
+        if (status != 0).any():  # pragma: no cover - excluded by Theorem 5.2 (checked up front)
+            b = int(np.flatnonzero(status)[0])
+            raise VerificationError(
+                f"freeform {method}: iteration {-int(status[b])} of block {b} found no single-swap resolution "
+                "of a dead end; use freeform_hungarian."
+            )
+    return pre, costs.sum(axis=0)
+
+
+def _run(dataset: Dataset, models: Sequence[PrivacyModel], method: str, partition_size: int | None, rng, algo: str, *, window: int = 0) -> Release:
+    k = model_k(models, algo)
+    p = Problem.from_dataset(dataset)
+    starts = blocks(p.n, partition_size)
+    check_block_sizes(starts, k, algo, greedy=method != "hungarian", dense_limit=None if method == "greedy" else DENSE_LIMIT)
+    pre, costs = build_graph(p, k, method, starts, window=window)
+    info = {
+        "method": method,
+        "k": k,
+        "blocks": int(len(starts) - 1),
+        "partition_size": partition_size,
+        "lexicographic_order": [dataset.quasi_identifiers[j] for j in np.argsort(dataset.domain_sizes, kind="stable")],
+        "iteration_costs": [float(c) for c in costs],
+        "gcp": float(costs.sum() / (p.d * p.n)) if p.d and p.n else 0.0,
+    }
+    if window:
+        info["candidate_window"] = window
+    return publish(p, pre, rng, info)
+
+
+@register(
+    "freeform_greedy",
+    models=_MODELS,
+    recoding="freeform",
+    randomized=True,
+    constraints={**_PART, "candidates": [None, Interval(int, 1, None, closed="left")]},
+    description="freeform generalization: Greedy (Alg. 1), k-regular graph, random true assignment",
+    reference=REFERENCE + ", §5 Algorithm 1",
+)
+def freeform_greedy(dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, candidates: int | None = None, rng: np.random.Generator) -> Release:
+    """Freeform k-anonymization by Greedy (Doka et al. §5, Algorithm 1).
+
+    Per iteration each record, in lexicographic order, takes the cheapest available
+    post-image; a dead end (only already-used edges left) is resolved by one swap with an
+    earlier record (Lemma 5.1). O(k n² d) time, O(n k) memory.
+
+    Parameters
+    ----------
+    partition_size : int, optional
+        Process consecutive blocks of this many rows (at least) independently (§8.1; the
+        paper uses 250 for Greedy). Needs ``k <= (partition_size + 2) / 2`` (Theorem 5.2).
+    candidates : int, optional
+        Candidate pruning (not in the paper): first look only at post-images within this
+        many positions of the record in the lexicographic order, falling back to all free
+        ones when none is available there. Makes an iteration O(n · candidates · d).
+    rng : int, numpy Generator or None
+        Secret randomness for the published assignment (None = OS entropy).
+    """
+    return _run(dataset, models, "greedy", partition_size, rng, "freeform_greedy", window=candidates or 0)
+
+
+@register(
+    "freeform_sortgreedy",
+    models=_MODELS,
+    recoding="freeform",
+    randomized=True,
+    constraints=dict(_PART),
+    description="freeform generalization: SortGreedy (Alg. 2), k-regular graph, random true assignment",
+    reference=REFERENCE + ", §6 Algorithm 2",
+)
+def freeform_sortgreedy(dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, rng: np.random.Generator) -> Release:
+    """Freeform k-anonymization by SortGreedy (Doka et al. §6, Algorithm 2).
+
+    Per iteration all available edges are scanned by ascending weight (stable: ties by
+    record position, then post-image position; the paper leaves ties open, P10) and an edge
+    is kept when both ends are free; left-over records are resolved by one swap with their
+    nearest lexicographic neighbours (pos−1, pos+1, pos−2, ...). O(k n² log n) time, O(n²)
+    memory per block (blocks above 6000 rows are refused: pass ``partition_size``; the paper
+    uses 150).
+    """
+    return _run(dataset, models, "sortgreedy", partition_size, rng, "freeform_sortgreedy")
+
+
+@register(
+    "freeform_hungarian",
+    models=_MODELS,
+    recoding="freeform",
+    randomized=True,
+    constraints=dict(_PART),
+    description="freeform generalization: optimal assignment per iteration (Hungarian, §7)",
+    reference=REFERENCE + ", §7",
+)
+def freeform_hungarian(dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, rng: np.random.Generator) -> Release:
+    """Freeform k-anonymization with a minimum-weight perfect matching per iteration
+    (Doka et al. §7), solved by ``scipy.optimize.linear_sum_assignment`` (a Jonker–Volgenant
+    solver, not the textbook Kuhn–Munkres the paper describes; same optimum, ties may differ).
+    Optimal for k = 2 among graphs containing the identity. O(k n³) time, O(n²) memory per
+    block (paper: partitions of 100).
+    """
+    return _run(dataset, models, "hungarian", partition_size, rng, "freeform_hungarian")
