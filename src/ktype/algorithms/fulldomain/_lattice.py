@@ -598,5 +598,6 @@ def build_release(enc: Encoded, result: LatticeResult, algorithm: str) -> Releas
         suppressed=suppressed,
         recoding="full-domain",
         levels=result.optimum,
-        provenance={"lattice": result.summary(), "objective": objective, "objective_measure": result.measure},
+        provenance={"lattice": result.summary(), "objective": objective, "objective_measure": result.measure,
+                    "objective_options": {"k": int(enc.k)} if result.measure == "average_class_size" else {}},
     )
