@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Full-domain lattice search benchmark (``flash``, the optimal search) on Adult and FARS.
 
-Adult (``/work/shared/data/adult``, 30,162 rows, all 9 columns as quasi-identifiers, ARX
-hierarchies: 12,960 lattice nodes) and FARS (``/work/shared/data/fars``, 100,937 rows, 8
+Adult (``shared/data/adult``, 30,162 rows, all 9 columns as quasi-identifiers, ARX
+hierarchies: 12,960 lattice nodes) and FARS (``shared/data/fars``, 100,937 rows, 8
 quasi-identifiers, ARX hierarchies via ``Hierarchy.from_arx_csv``: 20,736 nodes), for
 k ∈ {5, 100}, ``max_suppression`` ∈ {0, 0.04} and the measures non-uniform entropy, loss and
 discernibility. Recorded per run, in-process wall time: encoding (frequency set of the
@@ -33,9 +33,11 @@ from typing import Any
 
 import pandas as pd
 
+from ktype.testing.shared_data import shared_data_dir
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
-DATA = Path(os.environ.get("KTYPE_SHARED_DATA", "/work/shared/data"))
+DATA = shared_data_dir()  # ../shared/data beside the repository, $KTYPE_SHARED_DATA, /work/shared/data
 MEASURES = ["non_uniform_entropy", "loss_metric", "discernibility"]
 
 

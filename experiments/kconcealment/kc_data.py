@@ -22,7 +22,6 @@ closeness"; spec pitfall 15).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -30,15 +29,12 @@ import pandas as pd
 
 from ktype.data.dataset import Dataset
 from ktype.data.hierarchy import Hierarchy
+from ktype.testing.shared_data import shared_data_dir
 
 
 def _data_root() -> Path:
-    """``$KTYPE_SHARED_DATA``, else ``shared/data`` beside the repository, else /work/shared/data."""
-    env = os.environ.get("KTYPE_SHARED_DATA")
-    if env:
-        return Path(env)
-    beside = Path(__file__).resolve().parents[3] / "shared" / "data"
-    return beside if beside.exists() else Path("/work/shared/data")
+    """``shared/data`` beside the repository, else ``$KTYPE_SHARED_DATA``, else /work/shared/data."""
+    return shared_data_dir()
 
 
 DATA = _data_root()

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from ktype import Dataset, Hierarchy, load_adult
 from ktype.exceptions import DataError, HierarchyError, InvalidParameterError
+from ktype.testing.shared_data import shared_data_dir
 
-DATA = Path("/work/shared/data")
+DATA = shared_data_dir()  # ../shared/data beside the repository, $KTYPE_SHARED_DATA, /work/shared/data
 
 
 @pytest.fixture

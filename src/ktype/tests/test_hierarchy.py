@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import HierarchyError
+from ktype.testing.shared_data import shared_data_dir
 
-DATA = Path("/work/shared/data")
+DATA = shared_data_dir()  # ../shared/data beside the repository, $KTYPE_SHARED_DATA, /work/shared/data
 ADULT_H = sorted((DATA / "adult").glob("adult_hierarchy_*.csv"))
 FARS_H = sorted((DATA / "fars").glob("fars_int_hierarchy_*.csv"))
 needs_data = pytest.mark.skipif(not (DATA / "adult").exists(), reason="shared benchmark data not present")
