@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .exceptions import KtypeError
+from .exceptions import KtypeError, OutputError
 
 __all__ = [
     "atomic_write",
@@ -195,7 +195,7 @@ def _link_fd(fd: int, dest: Path) -> bool:
         err = ctypes.get_errno()
         if err in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL):
             return False
-        raise OSError(err, os.strerror(err), str(dest))
+        raise OutputError(err, os.strerror(err), str(dest))
     return True
 
 

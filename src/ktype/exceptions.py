@@ -17,6 +17,7 @@ __all__ = [
     "LatticeTooLargeError",
     "VerificationError",
     "InternalError",
+    "OutputError",
 ]
 
 
@@ -60,4 +61,12 @@ class InternalError(KtypeError, RuntimeError):
 
     Also raised when code registers an algorithm or a measure inconsistently. Please
     report it with the traceback.
+    """
+
+
+class OutputError(KtypeError, OSError):
+    """Writing an output failed at the operating-system level (permissions, disk full, ...).
+
+    Carries ``errno``, ``strerror`` and ``filename`` like any ``OSError``; nothing partial
+    is left behind.
     """

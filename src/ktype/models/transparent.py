@@ -45,7 +45,7 @@ import numpy as np
 
 from .._validation import Interval, Options
 from ..data.dataset import Dataset
-from ..exceptions import DataError, InfeasibleError, InvalidParameterError
+from ..exceptions import DataError, InfeasibleError, InternalError, InvalidParameterError
 from ..release import Release
 from ._base import CheckResult, ClassModel, class_histograms, equivalence_classes
 
@@ -180,7 +180,7 @@ def _assign_outcomes(rows: Sequence[Row], l: int) -> list[tuple[list[list[list[R
         alpha = 0
         while True:
             if beta > len(vals):
-                raise AssertionError("Assign found no valid (alpha, beta); the input is not l-eligible")
+                raise InternalError("Assign found no valid (alpha, beta); the input is not l-eligible")
             for a in range(n[beta - 1], 0, -1):
                 if l * (n[0] - a) <= size - a * beta and l * n[beta] <= size - a * beta:
                     alpha = a
