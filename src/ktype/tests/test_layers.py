@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "data": 1,
     "datasets": 1,
     "release": 2,
+    "freeform_release": 2,  # the value-set release of freeform recoding
     "measures": 3,
     "models": 3,
     "algorithms": 4,
