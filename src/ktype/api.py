@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,8 +10,8 @@ import pandas as pd
 
 from ._validation import RNGLike, unknown_name
 from .data.dataset import Dataset, HierarchySpec
-from .data.hierarchy import SUPPRESSED_LABEL, value_keys
-from .exceptions import DataError, InvalidParameterError
+from .data.hierarchy import value_keys
+from .exceptions import DataError, HierarchyError, InvalidParameterError
 from .models._base import CheckResult, PrivacyModel
 from .release import Release
 
@@ -197,9 +196,6 @@ def check(
     return [m.check(rel) for m in model]
 
 
-_RANGE = re.compile(r"^\[\s*(.+?)\s*-\s*(.+?)\s*\]$")
-
-
 def parse_release(dataset: Dataset, published: pd.DataFrame, *, recoding: str = "multidimensional") -> Release:
     """Read a published table (labels) back into a :class:`Release` over ``dataset``.
 
@@ -220,29 +216,11 @@ def parse_release(dataset: Dataset, published: pd.DataFrame, *, recoding: str = 
         uniq = labels.unique()
         lut_lo = {}
         lut_hi = {}
-        if h.is_tree:
-            node_map: dict[str, set[tuple[int, int]]] = {}
-            for node, lab in enumerate(h.node_label):
-                node_map.setdefault(lab, set()).add((int(h.node_lo[node]), int(h.node_hi[node])))
         for u in uniq:
-            if u == SUPPRESSED_LABEL:
-                a, b = 0, h.size - 1
-            elif h.is_tree:
-                cands = node_map.get(u)
-                if not cands:
-                    raise DataError(f"Published value {u!r} in column {col!r} is not a value of its hierarchy.")
-                if len(cands) > 1:
-                    raise DataError(f"Published value {u!r} in column {col!r} names several hierarchy nodes; labels must be unique to be parsed.")
-                a, b = next(iter(cands))
-            else:
-                mt = _RANGE.match(u)
-                try:
-                    if mt:
-                        a, b = h.rank_of(_num_or_str(mt.group(1), h)), h.rank_of(_num_or_str(mt.group(2), h))
-                    else:
-                        a = b = h.rank_of(_num_or_str(u, h))
-                except Exception:
-                    raise DataError(f"Published value {u!r} in column {col!r} is not a value or range of its domain.") from None
+            try:
+                a, b = h.parse_label(u)  # the label grammar of docs/guide.md
+            except HierarchyError as e:
+                raise DataError(f"Column {col!r}: {e}") from None
             lut_lo[u], lut_hi[u] = a, b
         lo[:, j] = labels.map(lut_lo).to_numpy()
         hi[:, j] = labels.map(lut_hi).to_numpy()
@@ -259,10 +237,3 @@ def parse_release(dataset: Dataset, published: pd.DataFrame, *, recoding: str = 
     rel = Release(dataset=dataset, lo=lo, hi=hi, suppressed=suppressed, source=None, recoding=recoding, published_sensitive=sens)
     rel._canonicalize()
     return rel
-
-
-def _num_or_str(x: str, h: Any) -> Any:
-    if h.numeric:
-        v = float(x)
-        return int(v) if v.is_integer() else v
-    return x

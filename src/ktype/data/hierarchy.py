@@ -35,6 +35,8 @@ from ..exceptions import HierarchyError
 __all__ = ["Hierarchy", "value_keys"]
 
 SUPPRESSED_LABEL = "*"
+MISSING_LABEL = "(missing)"
+"""The value a missing cell takes under the ``category`` missing-value policy."""
 
 
 def value_keys(values: Iterable) -> list[str]:
@@ -47,6 +49,8 @@ def value_keys(values: Iterable) -> list[str]:
     for v in values:
         if isinstance(v, str):
             out.append(v.strip())
+        elif isinstance(v, (pd.Timestamp, np.datetime64)):
+            out.append(_date_key(pd.Timestamp(v)))
         elif isinstance(v, (bool, np.bool_)):
             out.append(str(bool(v)))
         elif isinstance(v, numbers.Integral):
@@ -100,12 +104,16 @@ class Hierarchy:
         node_depth: np.ndarray | None = None,
         node_label: Sequence[str] | None = None,
         numeric: bool = False,
+        value_type: str | None = None,
     ) -> None:
         self.name = str(name)
         self.kind = kind
         self.leaves = list(leaves)
         self.size = len(self.leaves)
         self.numeric = bool(numeric)
+        self.value_type = value_type or ("number" if numeric else "text")
+        if self.value_type not in ("number", "text", "date"):
+            raise HierarchyError(f"Hierarchy for {self.name!r}: value_type must be number, text or date; got {value_type!r}.")
         if self.size == 0:
             raise HierarchyError(f"Hierarchy for {self.name!r} has an empty domain.")
         keys = self.leaves if numeric else value_keys(self.leaves)
@@ -166,7 +174,9 @@ class Hierarchy:
             raise HierarchyError(f"Hierarchy for {self.name!r}: inconsistent node depths.")
 
     @classmethod
-    def _from_paths(cls, name: str, values: Sequence, paths: Sequence[Sequence[str]], *, numeric: bool = False) -> Hierarchy:
+    def _from_paths(
+        cls, name: str, values: Sequence, paths: Sequence[Sequence[str]], *, numeric: bool = False, value_type: str | None = None
+    ) -> Hierarchy:
         """Build from ancestor label paths: ``paths[i]`` lists value i's ancestors bottom-up
         (level 1 first, the root last). Paths may have different lengths (unbalanced trees).
         Children are ordered by first appearance, which keeps ordered domains in order.
@@ -242,6 +252,7 @@ class Hierarchy:
             node_depth=np.array(depth),
             node_label=label,
             numeric=numeric,
+            value_type=value_type,
         )
 
     # ------------------------------------------------------------------ builders (in builders.py)
@@ -334,20 +345,28 @@ class Hierarchy:
         atomic_write_text(Path(path), self.to_table().to_csv(sep=sep, header=False, index=False))
 
     # ------------------------------------------------------------------ encoding
-    def encode(self, values: pd.Series | Sequence, *, row_offset: int = 0) -> np.ndarray:
-        """Leaf ranks of ``values``; raises :class:`HierarchyError` naming a missing value."""
+    def encode(self, values: pd.Series | Sequence, *, row_offset: int = 0, first_line: int | None = None) -> np.ndarray:
+        """Leaf ranks of ``values``; raises :class:`HierarchyError` naming a missing value.
+
+        Messages give ``row N`` (0-based position + ``row_offset``), or ``line N`` of the
+        input file when ``first_line`` (the file line of the first record) is known.
+        """
         ser = pd.Series(values).reset_index(drop=True)
+
+        def at(i: int) -> str:
+            return f"line {i + first_line}" if first_line is not None else f"row {i + row_offset}"
+
         codes, uniq = pd.factorize(ser, use_na_sentinel=True)
         if (codes < 0).any():
             bad = int(np.flatnonzero(codes < 0)[0])
-            raise HierarchyError(f"Column {self.name!r} has a missing value (row {bad + row_offset}); drop or impute it.")
+            raise HierarchyError(f"Column {self.name!r} has a missing value ({at(bad)}); drop or impute it.")
         if self.numeric:
             ukeys = pd.to_numeric(pd.Series(uniq), errors="coerce").to_numpy(dtype=float)
             if np.isnan(ukeys).any():
                 bad_u = int(np.flatnonzero(np.isnan(ukeys))[0])
                 bad = int(np.flatnonzero(codes == bad_u)[0])
                 raise HierarchyError(
-                    f"Hierarchy for {self.name!r} is numeric but value {_plain(ser.iloc[bad])!r} (row {bad + row_offset}) is not a number."
+                    f"Hierarchy for {self.name!r} is numeric but value {_plain(ser.iloc[bad])!r} ({at(bad)}) is not a number."
                 )
         else:
             ukeys = value_keys(uniq)
@@ -356,7 +375,7 @@ class Hierarchy:
         if (ranks < 0).any():
             bad = int(np.flatnonzero(ranks < 0)[0])
             raise HierarchyError(
-                f"Hierarchy for {self.name!r} has no entry for value {_plain(ser.iloc[bad])!r} (row {bad + row_offset}); "
+                f"Hierarchy for {self.name!r} has no entry for value {_plain(ser.iloc[bad])!r} ({at(bad)}); "
                 "add it to the hierarchy or fix the data."
             )
         return ranks.astype(np.int32)
@@ -477,18 +496,84 @@ class Hierarchy:
         return [labs[i] for i in inv.ravel()]
 
     def _range_label(self, a: int, b: int) -> str:
+        """``*``, a single value, ``[30-39]`` (non-negative numbers) or ``[lo..hi]`` (negative
+        numbers, dates, text): the label grammar of docs/guide.md."""
         if a == 0 and b == self.size - 1 and self.size > 1:
             return SUPPRESSED_LABEL
         if a == b:
             return value_keys([self.leaves[a]])[0]
         x, y = value_keys([self.leaves[a], self.leaves[b]])
-        return f"[{x}-{y}]"
+        if self.numeric and not x.startswith("-") and not y.startswith("-"):
+            return f"[{x}-{y}]"
+        return f"[{x}..{y}]"
+
+    def parse_label(self, label: str) -> tuple[int, int]:
+        """The leaf-rank interval ``(lo, hi)`` a published label stands for (inverse of
+        :meth:`labels`); raises :class:`HierarchyError` for a label of no value or range.
+
+        Grammar (docs/guide.md, "Labels"): ``*``; a hierarchy node's label (tree kind); a
+        domain value; ``[lo..hi]``; ``[lo-hi]`` for non-negative numbers. A value that
+        itself looks like a range is read as the value.
+        """
+        lab = str(label).strip()
+        cache = self.__dict__.get("_label_cache")
+        if cache is None:
+            cache = self._build_label_cache()
+        hit = cache.get(lab)
+        if hit is not None:
+            if hit == (-1, -1):
+                raise HierarchyError(
+                    f"Published value {lab!r} of {self.name!r} names several hierarchy nodes; labels must be unique to be parsed."
+                )
+            return hit
+        if lab.startswith("[") and lab.endswith("]"):
+            body = lab[1:-1]
+            splits = [(body[:i], body[i + 2:]) for i in range(len(body)) if body.startswith("..", i)]
+            if self.numeric:
+                splits += [(body[:i], body[i + 1:]) for i in range(1, len(body)) if body[i] == "-" and body[i - 1] != "-"
+                           and body[i - 1] not in "eE"]
+            for x, y in splits:
+                a = self._index.get_indexer([self._key(x.strip())])[0]
+                b = self._index.get_indexer([self._key(y.strip())])[0]
+                if a >= 0 and b >= 0 and a <= b and (not self.is_tree or self.node_of([a], [b])[0] >= 0):
+                    return int(a), int(b)
+        raise HierarchyError(f"Published value {lab!r} is not a value, range or hierarchy label of {self.name!r}.")
+
+    def _key(self, text: str):
+        if self.numeric:
+            try:
+                v = float(text)
+            except ValueError:
+                return None
+            return int(v) if v.is_integer() else v
+        return text
+
+    def _build_label_cache(self) -> dict[str, tuple[int, int]]:
+        cache: dict[str, tuple[int, int]] = {SUPPRESSED_LABEL: (0, self.size - 1)}
+        keys = value_keys(self.leaves)
+        for r, k in enumerate(keys):
+            cache[k] = (r, r)
+        if self.is_tree:
+            for node, lab in enumerate(self.node_label):
+                iv = (int(self.node_lo[node]), int(self.node_hi[node]))
+                old = cache.get(lab)
+                if old is not None and old != iv and lab != SUPPRESSED_LABEL and lab not in keys:
+                    cache[lab] = (-1, -1)  # ambiguous
+                elif old is None:
+                    cache[lab] = iv
+        self.__dict__["_label_cache"] = cache
+        return cache
 
     # ------------------------------------------------------------------ misc
     def numeric_values(self) -> np.ndarray | None:
-        """Leaf values as floats when the domain is numeric, else None."""
+        """Leaf values as floats when the domain is numeric (dates: days since 1970-01-01), else None."""
         if self.numeric:
             return np.asarray(self.leaves, dtype=float)
+        if self.value_type == "date":
+            days = pd.to_datetime(pd.Series(self.leaves), format="%Y-%m-%d", errors="coerce")
+            if days.isna().any():
+                return None
+            return days.to_numpy().astype("datetime64[D]").astype(np.int64).astype(float)
         try:
             return np.asarray([float(v) for v in self.leaves])
         except (TypeError, ValueError):
@@ -509,6 +594,13 @@ class Hierarchy:
         if self.is_tree:
             return f"Hierarchy({self.name!r}, {self.size} values, height {self.height}{'' if self.uniform else ', ragged'})"
         return f"Hierarchy({self.name!r}, ordered, {self.size} values)"
+
+
+def _date_key(t: pd.Timestamp) -> str:
+    """ISO form of a date (``2022-01-13``); with the time when it is not midnight."""
+    if t is pd.NaT:
+        return "NaT"
+    return t.strftime("%Y-%m-%d") if t == t.normalize() else t.isoformat()
 
 
 def _plain(v: object) -> object:

@@ -26,7 +26,7 @@ def _scale(dataset: Dataset, j: int, numeric_range: str, numeric: Sequence[str] 
     leaf ranks over ``[0, m-1]``, so that ``(hi-lo)/(m-1) = (count-1)/(|A_j|-1)``.
     """
     h = dataset.hierarchies[j]
-    is_num = h.numeric if numeric is None else h.name in numeric
+    is_num = (h.numeric or h.value_type == "date") if numeric is None else h.name in numeric
     vals = h.numeric_values() if is_num else None
     if vals is None:
         if numeric is not None and h.name in numeric:
