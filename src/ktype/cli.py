@@ -52,7 +52,7 @@ def _load_config(path: Path | None) -> dict[str, Any]:
 
 
 PATH_KEYS = ("input", "output", "summary", "original", "released")
-_BUILTIN_HIERARCHIES = ("ordered", "flat")
+_BUILTIN_HIERARCHIES = ("ordered", "flat", "dates")
 
 
 def _resolve_config_paths(cfg: dict[str, Any], base: Path) -> dict[str, Any]:
@@ -115,7 +115,7 @@ def _parse_hierarchy(spec: str) -> tuple[str, Any]:
         return col, {"intervals": [float(x) if "." in x else int(x) for x in val.split(":", 1)[1].split(",")]}
     if val.startswith("masking:"):
         return col, {"masking": [int(x) for x in val.split(":", 1)[1].split(",")]}
-    return col, val
+    return col, val  # a path, ordered, flat, dates or dates:month,quarter,year
 
 
 def _hierarchies(specs: list[str] | dict | None) -> dict[str, Any]:
@@ -151,7 +151,10 @@ def _coerce(v: str) -> Any:
     return v
 
 
-def _load_dataset(input_path: Path | None, dataset: str | None, qi: list[str], sensitive: list[str], identifiers: list[str], hierarchies: dict[str, Any], sep: str | None):
+def _load_dataset(
+    input_path: Path | None, dataset: str | None, qi: list[str], sensitive: list[str], identifiers: list[str],
+    hierarchies: dict[str, Any], sep: str | None, reading: dict[str, Any] | None = None,
+):
     from .data.bundled import load_adult
     from .data.dataset import Dataset
 
@@ -163,13 +166,38 @@ def _load_dataset(input_path: Path | None, dataset: str | None, qi: list[str], s
         raise KtypeError("Give an input file (CSV or Parquet) or --dataset adult.")
     if not qi:
         raise KtypeError("Name the quasi-identifiers with --qi col1,col2,...")
+    rd = reading or {}
+    kw = {"types": rd.get("types"), "na_values": rd.get("na_values")}
+    roles = {"quasi_identifiers": qi, "sensitive": sensitive, "identifiers": identifiers, "hierarchies": hierarchies,
+             "missing": rd.get("missing")}
     if input_path.suffix.lower() in (".parquet", ".pq"):
-        return Dataset.from_parquet(input_path, quasi_identifiers=qi, sensitive=sensitive, identifiers=identifiers, hierarchies=hierarchies)
-    return Dataset.from_csv(input_path, sep=sep, quasi_identifiers=qi, sensitive=sensitive, identifiers=identifiers, hierarchies=hierarchies)
+        return Dataset.from_parquet(input_path, **kw, **roles)
+    return Dataset.from_csv(input_path, sep=sep, **kw, **roles)
+
+
+def _reading(types: list[str] | None, na_values: list[str] | None, missing: list[str] | None, cfg: dict[str, Any]) -> dict[str, Any]:
+    """How to read the input: declared types, NA strings, missing-value policies (flags or config)."""
+    from .data.types import normalize_types
+
+    t = _pick(types, cfg, "type") or cfg.get("types")
+    na = _pick(na_values, cfg, "na_values")
+    if isinstance(na, str):
+        na = [na]
+    na_l = [x.strip() for v in (na or []) for x in str(v).split(",") if x.strip()]
+    ms = _pick(missing, cfg, "missing")
+    if isinstance(ms, list):
+        parts = [x.strip() for v in ms for x in str(v).split(",") if x.strip()]
+        if len(parts) == 1 and "=" not in parts[0]:
+            ms = parts[0]
+        else:
+            ms = dict(p.split("=", 1) for p in parts if "=" in p)
+            if len(ms) != len(parts):
+                raise KtypeError("--missing takes POLICY (for every column) or COLUMN=POLICY,... with POLICY error, category or suppress.")
+    return {"types": normalize_types(t), "na_values": na_l, "missing": ms}
 
 
 def _hierarchy_files(hier: dict[str, Any]) -> list[Path]:
-    return [Path(v) for v in hier.values() if isinstance(v, (str, Path)) and str(v) not in _BUILTIN_HIERARCHIES]
+    return [Path(v) for v in hier.values() if isinstance(v, (str, Path)) and str(v) not in _BUILTIN_HIERARCHIES and ":" not in str(v)]
 
 
 def _check_outputs(
@@ -201,7 +229,7 @@ def _fail(e: Exception, code: int = 2) -> None:
 QiOpt = Annotated[list[str] | None, typer.Option("--qi", help="Quasi-identifier columns (comma-separated or repeated).")]
 SensOpt = Annotated[list[str] | None, typer.Option("--sensitive", "-s", help="Sensitive columns.")]
 IdOpt = Annotated[list[str] | None, typer.Option("--identifier", help="Identifier columns (removed from the release).")]
-HierOpt = Annotated[list[str] | None, typer.Option("--hierarchy", "-H", help="COLUMN=SPEC with SPEC a hierarchy CSV path, ordered, flat, intervals:5,10,20 or masking:1,2,3.")]
+HierOpt = Annotated[list[str] | None, typer.Option("--hierarchy", "-H", help="COLUMN=SPEC with SPEC a hierarchy CSV path, ordered, flat, intervals:5,10,20, masking:1,2,3 or dates[:month,quarter,year,decade].")]
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Use a bundled dataset instead of an input file (adult).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="YAML/TOML file holding any of these options.")]
 SepOpt = Annotated[str | None, typer.Option("--sep", help="CSV separator (sniffed by default).")]
@@ -209,6 +237,9 @@ ForceOpt = Annotated[bool | None, typer.Option("--force", help="Replace an exist
 MkdirsOpt = Annotated[bool | None, typer.Option("--mkdirs", help="Create the output's missing parent directories.")]
 FormatOpt = Annotated[str | None, typer.Option("--format", help="Output format csv or parquet (default: from the extension).")]
 EscapeOpt = Annotated[bool | None, typer.Option("--csv-escape/--no-csv-escape", help="Neutralize spreadsheet formulas (=, +, -, @) in CSV text cells with a leading ' (default on).")]
+TypeOpt = Annotated[list[str] | None, typer.Option("--type", help="Column types COLUMN=TYPE (text, int, float, date), comma-separated or repeated. Undeclared CSV columns are text unless unambiguously numeric.")]
+NaOpt = Annotated[list[str] | None, typer.Option("--na-values", help="Strings that mean 'missing' (e.g. NA,?,null). Default: only empty cells.")]
+MissingOpt = Annotated[list[str] | None, typer.Option("--missing", help="Missing-value policy: error (default), category or suppress; for all columns or COLUMN=POLICY.")]
 ReadEscapeOpt = Annotated[bool | None, typer.Option("--csv-escape/--no-csv-escape", help="The CSV release was written with formula escaping (default on); --no-csv-escape reads cells verbatim.")]
 
 
@@ -241,6 +272,9 @@ def anonymize(
     mkdirs: MkdirsOpt = None,
     fmt: FormatOpt = None,
     csv_escape: EscapeOpt = None,
+    types: TypeOpt = None,
+    na_values: NaOpt = None,
+    missing: MissingOpt = None,
 ) -> None:
     """Anonymize a table, verify the result with the model's independent checker, write the release."""
     from .api import make_models
@@ -263,7 +297,7 @@ def anonymize(
         alg = _pick(algorithm, cfg, "algorithm", "mondrian")
         opts = _parse_options(_pick(option, cfg, "option"))
         t0 = time.perf_counter()
-        ds = _load_dataset(in_path, ds_name, qi_l, sens_l, ids_l, hier, _pick(sep, cfg, "sep"))
+        ds = _load_dataset(in_path, ds_name, qi_l, sens_l, ids_l, hier, _pick(sep, cfg, "sep"), _reading(types, na_values, missing, cfg))
         t_load = time.perf_counter() - t0
         kk = _pick(k, cfg, "k")
         ll = _pick(l, cfg, "l")
@@ -328,7 +362,7 @@ def anonymize(
 def _check_like(
     original: Path | None, released: Path, dataset: str | None, qi: list[str] | None, sensitive: list[str] | None,
     identifier: list[str] | None, hierarchy: list[str] | None, config: Path | None, sep: str | None, local: bool = False,
-    csv_escape: bool | None = None,
+    csv_escape: bool | None = None, reading: tuple[Any, Any, Any] = (None, None, None),
 ):
     from ._io import unescape_csv_cells
     from .api import parse_release
@@ -344,8 +378,9 @@ def _check_like(
         _split(_pick(identifier, cfg, "identifier")),
         _hierarchies(_pick(hierarchy, cfg, "hierarchy")),
         _pick(sep, cfg, "sep"),
+        _reading(*reading, cfg),
     )
-    pub = read_table(released, sep=sep)
+    pub = read_table(released, sep=sep, infer=False)  # labels are text; values compare as text
     if Path(released).suffix.lower() not in (".parquet", ".pq") and _pick(csv_escape, cfg, "csv_escape", True):
         pub = unescape_csv_cells(pub)
     return ds, parse_release(ds, pub, recoding="local" if local else "multidimensional"), cfg
@@ -372,12 +407,15 @@ def check(
     config: ConfigOpt = None,
     sep: SepOpt = None,
     csv_escape: ReadEscapeOpt = None,
+    types: TypeOpt = None,
+    na_values: NaOpt = None,
+    missing: MissingOpt = None,
 ) -> None:
     """Is this released table k-anonymous / (k,k) / k-concealed / ℓ-diverse / t-close? Exit 1 if not."""
     from .api import model_from_name
 
     try:
-        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, local, csv_escape)
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, local, csv_escape, (types, na_values, missing))
         names = _split(_pick(model, cfg, "model")) or ["k-anonymity"]
         params = {"k": _pick(k, cfg, "k"), "l": _pick(l, cfg, "l"), "c": _pick(c, cfg, "c"), "p": _pick(p, cfg, "p"),
                   "t": _pick(t, cfg, "t"), "distance": _pick(distance, cfg, "distance")}
@@ -411,12 +449,15 @@ def metrics(
     config: ConfigOpt = None,
     sep: SepOpt = None,
     csv_escape: ReadEscapeOpt = None,
+    types: TypeOpt = None,
+    na_values: NaOpt = None,
+    missing: MissingOpt = None,
 ) -> None:
     """Information-loss measures of a released table against its original."""
     from .measures import compute
 
     try:
-        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, csv_escape=csv_escape)
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, csv_escape=csv_escape, reading=(types, na_values, missing))
         opts = {}
         if _pick(k, cfg, "k") is not None:
             opts["k"] = _pick(k, cfg, "k")

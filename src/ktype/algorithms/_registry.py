@@ -23,7 +23,7 @@ import numpy as np
 
 from .._validation import RNGLike, check_params, check_rng, unknown_name
 from ..data.dataset import Dataset
-from ..exceptions import InternalError, InvalidParameterError, UnsupportedModelError, VerificationError
+from ..exceptions import InfeasibleError, InternalError, InvalidParameterError, UnsupportedModelError, VerificationError
 from ..models._base import PrivacyModel
 from ..release import Release
 
@@ -187,6 +187,9 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
         raise unknown_name(f"option of {info.name}", bad, info.constraints)
     opts = {**info.options, **options}
     check_params(info.name, opts, info.constraints)
+    forced = getattr(dataset, "forced_suppression", None)
+    if forced is not None and forced.any():
+        return _run_forced(info, dataset, models, forced, opts, options, rng=rng, progress=progress)
     for m in models:
         m.validate(dataset)
     kwargs = dict(opts)
@@ -219,6 +222,46 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
             "verified": True,
         }
     )
+    _attach_loss(release)
+    return release
+
+
+def _run_forced(
+    info: AlgorithmInfo, dataset: Dataset, models: list, forced: np.ndarray, opts: dict, options: dict, *, rng: RNGLike, progress: bool
+) -> Release:
+    """The ``suppress`` missing-value policy: records with a missing value are suppressed and
+    count against ``max_suppression``; the algorithm runs on the other records with the
+    remaining budget, then the release is rebuilt over all records and verified again."""
+    n, n_forced = dataset.n, int(forced.sum())
+    ms = opts.get("max_suppression")
+    sub_options = dict(options)
+    if ms is not None:
+        limit = int(np.floor(ms * n + 1e-9))
+        if n_forced > limit:
+            raise InfeasibleError(
+                f"{n_forced} record(s) have a missing value under the 'suppress' policy, above the suppression limit "
+                f"{limit} (max_suppression={ms}); raise max_suppression or use the 'category' policy."
+            )
+        sub_options["max_suppression"] = (limit - n_forced) / max(n - n_forced, 1)
+    keep = np.flatnonzero(~forced)
+    if len(keep) == 0:
+        raise InfeasibleError("Every record has a missing value under the 'suppress' policy; nothing is left to release.")
+    sub = dataset.subset(keep)
+    sub.forced_suppression = np.zeros(len(keep), dtype=bool)
+    part = _run(info, sub, models, rng=rng, progress=progress, **sub_options)
+    r = dataset.r
+    lo = np.zeros((n, r), dtype=np.int32)
+    hi = np.broadcast_to((dataset.domain_sizes - 1).astype(np.int32), (n, r)).copy()
+    rows = keep[part.source]
+    lo[rows] = part.lo
+    hi[rows] = part.hi
+    sup = forced.copy()
+    sup[rows] = part.suppressed
+    prov = dict(part.provenance)
+    prov["suppressed_for_missing_values"] = n_forced
+    prov["parameters"] = {**prov.get("parameters", {}), **({"max_suppression": ms} if ms is not None else {})}
+    release = Release.build(dataset, lo, hi, suppressed=sup, recoding=part.recoding, levels=part.levels, provenance=prov)
+    verify_release(release, models, max_suppression=ms, algorithm=info.name)
     _attach_loss(release)
     return release
 

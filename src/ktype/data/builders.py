@@ -10,16 +10,25 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._validation import unknown_name
 from ..exceptions import HierarchyError
-from .hierarchy import SUPPRESSED_LABEL, Hierarchy, _all_numeric, _sorted_unique, value_keys
+from .hierarchy import MISSING_LABEL, SUPPRESSED_LABEL, Hierarchy, _all_numeric, _sorted_unique, value_keys
+from .types import _textual
 
-__all__ = ["from_table", "from_arx_csv", "flat", "ordered", "intervals", "masking", "from_subsets"]
+__all__ = [
+    "from_table", "from_arx_csv", "flat", "ordered", "intervals", "masking", "from_subsets", "dates",
+    "with_missing", "build_hierarchy", "DATE_LEVELS",
+]
+
+DATE_LEVELS = ("week", "month", "quarter", "half", "year", "decade", "century")
+DEFAULT_DATE_LEVELS = ("month", "quarter", "year", "decade")
 
 
 def from_table(table: pd.DataFrame | Sequence[Sequence], name: str = "attribute") -> Hierarchy:
@@ -137,13 +146,15 @@ def from_arx_csv(path: str | Path, name: str | None = None, sep: str = ";") -> H
 def flat(values: Iterable, name: str = "attribute") -> Hierarchy:
     """Two-level hierarchy: each value or ``*`` (suppression only)."""
     vals = _sorted_unique(values)
-    return Hierarchy._from_paths(name, vals, [[SUPPRESSED_LABEL]] * len(vals), numeric=_all_numeric(vals))
+    return Hierarchy._from_paths(
+        name, vals, [[SUPPRESSED_LABEL]] * len(vals), numeric=_all_numeric(vals), value_type=_date_type(values)
+    )
 
 
 def ordered(values: Iterable, name: str = "attribute") -> Hierarchy:
     """"No hierarchy" for an ordered attribute: any interval of the sorted domain."""
     vals = _sorted_unique(values)
-    return Hierarchy(name, "ordered", vals, numeric=_all_numeric(vals))
+    return Hierarchy(name, "ordered", vals, numeric=_all_numeric(vals), value_type=_date_type(values))
 
 
 def intervals(
@@ -314,9 +325,169 @@ def _interval_label(a: float, b: float, integral: bool) -> str:
     if math.isinf(b):
         return f">={_num(a)}"
     if integral:
-        return f"[{_num(a)}-{_num(b - 1)}]"
+        sep = "-" if a >= 0 else ".."  # label grammar: [lo..hi] once a bound is negative
+        return f"[{_num(a)}{sep}{_num(b - 1)}]"
     return f"[{_num(a)}, {_num(b)})"
 
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _date_type(values: Iterable) -> str | None:
+    """``"date"`` for datetime values (their leaves are ISO ``YYYY-MM-DD`` strings), else None."""
+    if isinstance(values, pd.Series):
+        if pd.api.types.is_datetime64_any_dtype(values):
+            return "date"
+        if not _textual(values):
+            return None
+        sample = values.dropna().head(1).tolist()
+    else:
+        sample = [v for v in list(values)[:1]]
+    return "date" if sample and isinstance(sample[0], (pd.Timestamp, np.datetime64)) else None
+
+
+def _as_dates(values: Iterable, name: str) -> pd.Series:
+    ser = pd.Series(values if isinstance(values, pd.Series) else list(values))
+    if pd.api.types.is_datetime64_any_dtype(ser):
+        out = ser
+    else:
+        out = pd.to_datetime(ser.astype(str).str.strip(), format="%Y-%m-%d", errors="coerce")
+        bad = out.isna() & ser.notna()
+        if bad.any():
+            raise HierarchyError(f"Date hierarchy for {name!r}: value {ser[bad].iloc[0]!r} is not a date (YYYY-MM-DD).")
+    if out.isna().any():
+        raise HierarchyError("Cannot build a hierarchy over missing values; clean the column first.")
+    return out.dt.normalize()
+
+
+def dates(values: Iterable, levels: Sequence[str] = DEFAULT_DATE_LEVELS, name: str = "attribute") -> Hierarchy:
+    """Date hierarchy: day -> (week or month) -> quarter -> half -> year -> decade -> century -> ``*``.
+
+    ``levels`` picks the levels above the day, finest first, among ``week`` (ISO week,
+    ``2022-W05``), ``month`` (``2022-03``), ``quarter`` (``2022-Q1``), ``half``
+    (``2022-H1``), ``year`` (``2022``), ``decade`` (``2020s``) and ``century``
+    (``2000-2099``). Weeks do not nest in months or
+    quarters: with ``week`` the levels above must be years or coarser, which are then ISO
+    years (a week belongs to the year of its Thursday). Leaves are ISO dates
+    ``2022-01-13``; values may be datetimes or ISO strings.
+
+    >>> h = dates(["2022-01-13", "2022-03-21", "2023-07-01"], name="admission")
+    >>> h.label_interval(0, 1)
+    '2022-Q1'
+    """
+    levels = [str(x).strip().lower() for x in levels]
+    for lv in levels:
+        if lv not in DATE_LEVELS:
+            raise unknown_name("date level", lv, DATE_LEVELS)
+    order = [DATE_LEVELS.index(lv) for lv in levels]
+    if order != sorted(set(order)):
+        raise HierarchyError(f"Date hierarchy for {name!r}: levels must go from fine to coarse without repeats; got {levels}.")
+    if "week" in levels and any(lv in ("month", "quarter", "half") for lv in levels):
+        raise HierarchyError(
+            f"Date hierarchy for {name!r}: weeks do not nest in months, quarters or halves (a week can span two); "
+            "use week with year/decade/century, or month without week."
+        )
+    days = pd.Series(pd.unique(_as_dates(values, name))).sort_values(ignore_index=True)
+    iso = days.dt.isocalendar()
+    year = iso["year"].astype(int) if "week" in levels else days.dt.year
+    cols: dict[str, pd.Series] = {
+        "week": iso["year"].astype(str) + "-W" + iso["week"].astype(int).map("{:02d}".format),
+        "month": days.dt.strftime("%Y-%m"),
+        "quarter": days.dt.year.astype(str) + "-Q" + days.dt.quarter.astype(str),
+        "half": days.dt.year.astype(str) + "-H" + ((days.dt.month - 1) // 6 + 1).astype(str),
+        "year": year.astype(str),
+        "decade": (year // 10 * 10).astype(str) + "s",
+        "century": (year // 100 * 100).astype(str) + "-" + (year // 100 * 100 + 99).astype(str),
+    }
+    leaves = days.dt.strftime("%Y-%m-%d").tolist()
+    table = pd.DataFrame({0: leaves, **{i + 1: cols[lv].tolist() for i, lv in enumerate(levels)}})
+    table[len(levels) + 1] = SUPPRESSED_LABEL
+    table.index = np.arange(1, len(table) + 1)
+    _check_nested(table, name)
+    paths = table.iloc[:, 1:].to_numpy().tolist()
+    return Hierarchy._from_paths(name, leaves, paths, value_type="date")
+
+
+def with_missing(h: Hierarchy, label: str = MISSING_LABEL) -> Hierarchy:
+    """``h`` plus a leaf ``label`` for missing values (the ``category`` missing-value policy).
+
+    Tree: the missing value is its own branch under the root, repeated at every level
+    (generalized only to ``*``). Ordered: the last value of the domain.
+    """
+    keys = value_keys(h.leaves)
+    if label in keys:
+        return h
+    vt = "text" if h.value_type == "number" else h.value_type  # numbers + a label: compared as text
+    if not h.is_tree:
+        return Hierarchy(h.name, "ordered", keys + [label], numeric=False, value_type=vt)
+    paths = []
+    for r in range(h.size):
+        chain = []
+        node = int(h.node_parent[h.leaf_node[r]])
+        while node > 0:
+            chain.append(h.node_label[node])
+            node = int(h.node_parent[node])
+        chain.append(h.node_label[0])
+        paths.append(chain)
+    paths.append([label] * (h.height - 1) + [h.node_label[0]])
+    return Hierarchy._from_paths(h.name, keys + [label], paths, numeric=False, value_type=vt)
+
+
+def build_hierarchy(column: str, spec: Any, values: pd.Series) -> Hierarchy:
+    """Turn a hierarchy specification into a :class:`Hierarchy` for ``column``.
+
+    ``spec``: a :class:`Hierarchy`; None (``ordered`` for numbers and dates, ``flat``
+    otherwise); ``"ordered"``, ``"flat"``, ``"dates"`` or ``"dates:month,year"``; a path to
+    an ARX hierarchy CSV; or a one-key mapping ``{"intervals": [5, 10]}``,
+    ``{"masking": [1, 2]}``, ``{"subsets": [...]}``, ``{"dates": ["month", "year"]}``.
+    Cells equal to :data:`MISSING_LABEL` (the ``category`` missing-value policy) get their
+    own leaf (:func:`with_missing`).
+    """
+    values = pd.Series(values).reset_index(drop=True)
+    is_missing = (values == MISSING_LABEL).to_numpy() if _textual(values) else np.zeros(len(values), dtype=bool)
+    base = values[~is_missing]
+    if len(base):
+        base = pd.Series(base.tolist()) if _textual(values) else base
+        if base.dtype == object and len(base) and all(isinstance(v, pd.Timestamp) for v in base.head(1)):
+            base = pd.to_datetime(base)
+    if is_missing.all():
+        h = flat([MISSING_LABEL], name=column)
+        return h
+    if isinstance(spec, Hierarchy):
+        h = spec
+    elif spec is None:
+        numeric = _all_numeric(pd.unique(base).tolist())
+        h = ordered(base, name=column) if numeric or _date_type(base) == "date" else flat(base, name=column)
+    elif isinstance(spec, (str, Path)) and str(spec) in ("ordered", "flat"):
+        h = ordered(base, name=column) if str(spec) == "ordered" else flat(base, name=column)
+    elif isinstance(spec, str) and (spec == "dates" or spec.startswith("dates:")):
+        lv = [x for x in spec.split(":", 1)[1].split(",") if x.strip()] if ":" in spec else DEFAULT_DATE_LEVELS
+        h = dates(base, lv, name=column)
+    elif isinstance(spec, (str, Path)):
+        h = from_arx_csv(spec, name=column)
+    elif isinstance(spec, Mapping):
+        if len(spec) != 1:
+            raise HierarchyError(f"Hierarchy spec for {column!r} must have one key: 'intervals', 'masking', 'subsets' or 'dates'.")
+        (kind, arg), = spec.items()
+        if kind == "intervals":
+            if isinstance(arg, Mapping):
+                h = intervals(base, arg["levels"], name=column, bottom=arg.get("bottom"), top=arg.get("top"))
+            else:
+                h = intervals(base, arg, name=column)
+        elif kind == "masking":
+            h = masking(base, name=column, levels=arg)
+        elif kind == "subsets":
+            h = from_subsets(_sorted_unique(base), arg, name=column)
+        elif kind == "dates":
+            h = dates(base, DEFAULT_DATE_LEVELS if arg in (None, True) else arg, name=column)
+        else:
+            raise unknown_name("hierarchy kind", str(kind), ["intervals", "masking", "subsets", "dates"])
+    else:
+        raise HierarchyError(f"Cannot build a hierarchy for {column!r} from {type(spec).__name__}.")
+    if is_missing.any():
+        h = with_missing(h)
+    if h.name != column:
+        h = h.copy()
+        h.name = column
+    return h

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import unknown_name
-from ..exceptions import DataError, HierarchyError
-from .hierarchy import Hierarchy, value_keys
+from ..exceptions import DataError
+from .builders import build_hierarchy
+from .hierarchy import MISSING_LABEL, Hierarchy, value_keys
+from .types import _textual
 
 __all__ = ["Dataset", "HierarchySpec", "read_table"]
 
@@ -48,6 +49,15 @@ class Dataset:
         for numeric columns, ``"flat"`` otherwise.
     name : str, optional
         A name for reports.
+    types : mapping or str, optional
+        Declared column types ``{"zip": "text", "age": "int", "admission": "date"}`` (or
+        ``"zip=text,age=int"``); see :mod:`ktype.data.types`. A column with a ``"dates"``
+        hierarchy is read as dates.
+    missing : mapping or str, optional
+        Missing-value policy per quasi-identifier / sensitive column (or one policy for
+        all): ``"error"`` (default), ``"category"`` (the value ``(missing)``, its own leaf in
+        the hierarchy) or ``"suppress"`` (the record is suppressed, counted against the
+        algorithm's ``max_suppression``).
 
     Raises
     ------
@@ -79,7 +89,11 @@ class Dataset:
         insensitive: Sequence[str] | None = None,
         hierarchies: Mapping[str, HierarchySpec] | None = None,
         name: str | None = None,
+        types: Mapping[str, str] | Sequence[str] | str | None = None,
+        missing: Mapping[str, str] | str | None = None,
     ) -> None:
+        from .types import apply_types, where
+
         if not isinstance(data, pd.DataFrame):
             raise DataError(f"Dataset needs a pandas DataFrame; got {type(data).__name__}.")
         self.name = name or "dataset"
@@ -87,8 +101,14 @@ class Dataset:
         if len(set(cols)) != len(cols):
             dup = pd.Index(cols)[pd.Index(cols).duplicated()][0]
             raise DataError(f"Column {dup!r} appears twice in the table.")
+        first_line = data.attrs.get("ktype_first_line")
         data = data.copy()
         data.columns = cols
+        data = apply_types(data, types, first_line=first_line)
+        hierarchies = dict(hierarchies or {})
+        for c, spec in hierarchies.items():  # a date hierarchy implies the date type
+            if c in cols and _is_date_spec(spec) and not pd.api.types.is_datetime64_any_dtype(data[c]):
+                data[c] = apply_types(data[[c]], {c: "date"}, first_line=first_line)[c]
         quasi_identifiers = _as_list(quasi_identifiers, "quasi_identifiers")
         sensitive = _as_list(sensitive, "sensitive")
         identifiers = _as_list(identifiers, "identifiers")
@@ -113,20 +133,34 @@ class Dataset:
             raise DataError("Name at least one quasi-identifier column (quasi_identifiers=[...]).")
         if len(data) == 0:
             raise DataError("The table is empty; there is nothing to anonymize.")
+        policies = _missing_policies(missing, quasi_identifiers + sensitive)
+        forced = np.zeros(len(data), dtype=bool)
         for c in quasi_identifiers + sensitive:
             na = data[c].isna().to_numpy()
-            if na.any():
+            if not na.any():
+                continue
+            policy = policies.get(c, "error")
+            if policy == "error":
                 rows = np.flatnonzero(na)
                 raise DataError(
-                    f"Column {c!r} has {len(rows)} missing value(s) (first at row {int(rows[0])}); "
-                    "drop or impute them before anonymizing."
+                    f"Column {c!r} has {len(rows)} missing value(s) (first at {where(int(rows[0]), first_line)}); "
+                    f"drop or impute them, or choose a policy: missing={{{c!r}: 'category'}} or 'suppress' "
+                    f"(command line: --missing {c}=category)."
                 )
+            # both policies publish the record under a "missing" value of the column's domain;
+            # "suppress" also removes the record from the release (see Dataset.forced_suppression)
+            data[c] = data[c].astype(object).where(~na, MISSING_LABEL)
+            if policy == "suppress":
+                forced |= na
+        self.missing_policies = policies
+        self.forced_suppression = forced
+        self.forced_suppression.setflags(write=False)
+        self.first_line = first_line
         self.data = data.reset_index(drop=True)
         self.quasi_identifiers = quasi_identifiers
         self.sensitive = sensitive
         self.identifiers = identifiers
         self.insensitive = list(insensitive)
-        hierarchies = dict(hierarchies or {})
         for c in hierarchies:
             if c not in quasi_identifiers and c not in sensitive:
                 raise DataError(f"A hierarchy is given for {c!r}, which is not a quasi-identifier or sensitive column.")
@@ -135,7 +169,7 @@ class Dataset:
         ]
         self.X = np.empty((len(self.data), len(quasi_identifiers)), dtype=np.int32)
         for j, (c, h) in enumerate(zip(quasi_identifiers, self.hierarchies)):
-            self.X[:, j] = h.encode(self.data[c])
+            self.X[:, j] = h.encode(self.data[c], first_line=first_line)
         self.X.setflags(write=False)
         # sensitive attributes: integer codes over a sorted (or hierarchy-ordered) domain
         self.sensitive_hierarchies: dict[str, Hierarchy] = {}
@@ -146,7 +180,7 @@ class Dataset:
             if spec is not None:
                 h = build_hierarchy(c, spec, self.data[c])
                 self.sensitive_hierarchies[c] = h
-                codes = h.encode(self.data[c])
+                codes = h.encode(self.data[c], first_line=first_line)
                 values = list(h.leaves)
             else:
                 values = _sorted_domain(self.data[c])
@@ -158,14 +192,17 @@ class Dataset:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_csv(cls, path: str | Path, *, sep: str | None = None, **roles: Any) -> Dataset:
-        """Read a CSV (separator sniffed when ``sep`` is None) and assign roles."""
-        return cls(read_table(path, sep=sep), name=Path(path).stem, **roles)
+    def from_csv(
+        cls, path: str | Path, *, sep: str | None = None, types: Any = None, na_values: Any = None, **roles: Any
+    ) -> Dataset:
+        """Read a CSV (separator sniffed when ``sep`` is None; see :func:`read_table` for
+        types and ``na_values``) and assign roles."""
+        return cls(read_table(path, sep=sep, types=types, na_values=na_values), name=Path(path).stem, **roles)
 
     @classmethod
-    def from_parquet(cls, path: str | Path, **roles: Any) -> Dataset:
+    def from_parquet(cls, path: str | Path, *, types: Any = None, na_values: Any = None, **roles: Any) -> Dataset:
         """Read a Parquet file and assign roles."""
-        return cls(read_table(path), name=Path(path).stem, **roles)
+        return cls(read_table(path, types=types, na_values=na_values), name=Path(path).stem, **roles)
 
     @classmethod
     def from_pandas(cls, df: pd.DataFrame, **roles: Any) -> Dataset:
@@ -216,6 +253,9 @@ class Dataset:
         new = object.__new__(Dataset)
         new.__dict__.update(self.__dict__)
         new.data = self.data.iloc[rows].reset_index(drop=True)
+        forced = getattr(self, "forced_suppression", None)
+        if forced is not None:
+            new.forced_suppression = forced[rows].copy()
         X = self.X[rows].copy()
         X.setflags(write=False)
         new.X = X
@@ -242,58 +282,112 @@ class Dataset:
         )
 
 
-def build_hierarchy(column: str, spec: HierarchySpec, values: pd.Series) -> Hierarchy:
-    """Turn a hierarchy specification into a :class:`Hierarchy` for ``column``."""
-    if isinstance(spec, Hierarchy):
-        h = spec
-    elif spec is None:
-        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-        h = Hierarchy.ordered(values, name=column) if numeric else Hierarchy.flat(values, name=column)
-    elif isinstance(spec, (str, Path)) and str(spec) in ("ordered", "flat"):
-        h = Hierarchy.ordered(values, name=column) if str(spec) == "ordered" else Hierarchy.flat(values, name=column)
-    elif isinstance(spec, (str, Path)):
-        h = Hierarchy.from_arx_csv(spec, name=column)
-    elif isinstance(spec, Mapping):
-        if len(spec) != 1:
-            raise HierarchyError(f"Hierarchy spec for {column!r} must have one key: 'intervals', 'masking' or 'subsets'.")
-        (kind, arg), = spec.items()
-        if kind == "intervals":
-            if isinstance(arg, Mapping):
-                h = Hierarchy.intervals(values, arg["levels"], name=column, bottom=arg.get("bottom"), top=arg.get("top"))
-            else:
-                h = Hierarchy.intervals(values, arg, name=column)
-        elif kind == "masking":
-            h = Hierarchy.masking(values, name=column, levels=arg)
-        elif kind == "subsets":
-            h = Hierarchy.from_subsets(_sorted_domain(values), arg, name=column)
-        else:
-            raise unknown_name("hierarchy kind", str(kind), ["intervals", "masking", "subsets"])
-    else:
-        raise HierarchyError(f"Cannot build a hierarchy for {column!r} from {type(spec).__name__}.")
-    if h.name != column:
-        h = h.copy()
-        h.name = column
-    return h
+def read_table(
+    path: str | Path,
+    *,
+    sep: str | None = None,
+    types: Mapping[str, str] | Sequence[str] | str | None = None,
+    na_values: Sequence[str] | str | None = None,
+    infer: bool = True,
+) -> pd.DataFrame:
+    """Read a CSV or Parquet file without guessing away data.
 
+    CSV cells are read as text; a column becomes numeric only when declared (``types``) or
+    unambiguously numeric (see :mod:`ktype.data.types`): ZIP ``02139`` keeps its zero.
+    Only empty or blank cells are missing, plus the strings in ``na_values`` (``NA`` is
+    Namibia unless you say otherwise). A duplicate column name is an error. The frame's
+    ``attrs["ktype_first_line"]`` is the file line of the first record (2: after the
+    header), used for 1-based line numbers in messages. ``infer=False`` keeps every
+    undeclared CSV column as text (how ``check`` reads a release back).
+    """
+    from .types import apply_types
 
-def read_table(path: str | Path, *, sep: str | None = None) -> pd.DataFrame:
-    """Read a CSV or Parquet file with clear errors for missing or malformed files."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"Input file not found: {path}")
+    if path.is_dir():
+        raise DataError(f"Input {path} is a directory, not a table file.")
+    if isinstance(na_values, str):
+        na_values = [x.strip() for x in na_values.split(",")]
+    na = [str(v) for v in (na_values or [])]
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        if sep is None:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                head = f.readline()
-            sep = max([";", ",", "\t", "|"], key=head.count)
-        df = pd.read_csv(path, sep=sep, skipinitialspace=True, na_values=["", "?", "NA", "NaN", "nan", "null"], keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError, ValueError) as e:
+            import pyarrow.parquet as pq
+
+            names = [str(n) for n in pq.read_schema(path).names if not str(n).startswith("__index_level_")]
+            _refuse_duplicate_names(names, path)
+            df = pd.read_parquet(path)
+            if na:
+                for c in df.columns:
+                    if _textual(df[c]):
+                        df[c] = df[c].where(~df[c].isin(na))
+            first_line = None
+            df = apply_types(df, types, infer=False)
+        else:
+            if sep is None:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    head = f.readline()
+                sep = max([";", ",", "\t", "|"], key=head.count)
+            import csv
+
+            with open(path, encoding="utf-8", newline="") as f:
+                header = next(csv.reader(f, delimiter=sep, skipinitialspace=True), [])
+            _refuse_duplicate_names([h.strip() for h in header], path)
+            df = pd.read_csv(path, sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False, na_values=[""] + na)
+            df.columns = [str(c).strip() for c in df.columns]
+            for c in df.columns:
+                df[c] = df[c].where(df[c].str.strip() != "")  # blank cells are missing too
+            first_line = 2
+            df = apply_types(df, types, infer=infer, first_line=first_line)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as e:
+        raise DataError(f"Cannot read {path}: {e}") from None
+    except ValueError as e:
+        if isinstance(e, DataError):
+            raise
         raise DataError(f"Cannot read {path}: {e}") from None
     if df.shape[1] < 1 or len(df) == 0:
         raise DataError(f"{path} has no data rows.")
+    df.attrs["ktype_first_line"] = first_line
     return df
+
+
+def _refuse_duplicate_names(names: Sequence[str], path: Path) -> None:
+    seen: dict[str, int] = {}
+    for i, n in enumerate(names):
+        if n in seen:
+            raise DataError(
+                f"Column {n!r} appears twice in the header of {path} (columns {seen[n] + 1} and {i + 1}); "
+                "rename one of them."
+            )
+        seen[n] = i
+
+
+MISSING_POLICIES = ("error", "category", "suppress")
+
+
+def _missing_policies(missing: Mapping[str, str] | str | None, columns: Sequence[str]) -> dict[str, str]:
+    """Per-column missing-value policy from a mapping, one policy for all, or ``"age=category,..."``."""
+    if missing is None:
+        return {}
+    if isinstance(missing, str) and "=" not in missing:
+        missing = {c: missing for c in columns}
+    elif isinstance(missing, str):
+        missing = dict(part.split("=", 1) for part in missing.split(",") if part.strip())
+    out = {}
+    for c, p in missing.items():
+        c, p = str(c).strip(), str(p).strip().lower()
+        if p not in MISSING_POLICIES:
+            raise DataError(f"Unknown missing-value policy {p!r} for column {c!r}; use error, category or suppress.")
+        if c not in columns:
+            raise DataError(f"A missing-value policy is given for {c!r}, which is not a quasi-identifier or sensitive column.")
+        out[c] = p
+    return out
+
+
+def _is_date_spec(spec: Any) -> bool:
+    if isinstance(spec, Mapping):
+        return len(spec) == 1 and next(iter(spec)) == "dates"
+    return isinstance(spec, str) and (spec == "dates" or spec.startswith("dates:"))
 
 
 def _as_list(x: Iterable[str] | str, what: str) -> list[str]:

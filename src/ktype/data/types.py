@@ -1,0 +1,158 @@
+"""Column types of real-world tables: text unless unambiguously numeric, or as declared.
+
+A CSV file carries no types, and guessing destroys data: ZIP ``02139`` read as a number
+becomes ``2139``; Namibia's country code ``NA`` read with pandas' defaults becomes a missing
+value. ktype therefore reads every CSV cell as text and converts a column only when
+
+* it is **declared** (``types={"zip": "text", "age": "int", "admission": "date"}``, the
+  ``--type`` flag or the ``types:`` config key), or
+* it is **unambiguously numeric**: every non-missing cell is a plain decimal number
+  (``-12``, ``3.5``), none has a leading zero (``007``), a leading ``+``, an exponent, a
+  thousands separator or surrounding text, and integers fit in 64 bits.
+
+Only empty (or blank) cells are missing, unless the caller lists NA strings
+(``na_values=["NA", "?"]``).
+
+Types: ``text`` (alias ``str``, ``string``, ``category``), ``int`` (``integer``),
+``float`` (``number``, ``numeric``), ``date`` (ISO ``YYYY-MM-DD``; days, no time of day).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataError
+
+__all__ = ["TYPES", "normalize_types", "infer_column", "convert_column", "apply_types", "where"]
+
+TYPES = {
+    "text": "text", "str": "text", "string": "text", "category": "text", "categorical": "text",
+    "int": "int", "integer": "int",
+    "float": "float", "number": "float", "numeric": "float", "real": "float",
+    "date": "date",
+}
+_PLAIN_INT = r"^-?(0|[1-9]\d*)$"
+_PLAIN_NUM = r"^-?(0|[1-9]\d*)(\.\d+)?$|^-?0?\.\d+$"
+_ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _textual(s: pd.Series) -> bool:
+    """Object or string dtype (pandas 3 reads text as ``str``)."""
+    return s.dtype == object or pd.api.types.is_string_dtype(s)
+
+
+def normalize_types(types: Mapping[str, str] | Iterable[str] | str | None) -> dict[str, str]:
+    """``{"zip": "text"}`` from a mapping, ``"zip=text,age=int"`` or a list of such strings."""
+    if not types:
+        return {}
+    if isinstance(types, str):
+        types = [types]
+    items: list[tuple[str, str]] = []
+    if isinstance(types, Mapping):
+        items = [(str(k), str(v)) for k, v in types.items()]
+    else:
+        for t in types:
+            for part in str(t).split(","):
+                if not part.strip():
+                    continue
+                if "=" not in part:
+                    raise DataError(f"Type {part.strip()!r} must look like COLUMN=TYPE (e.g. zip=text,age=int,admission=date).")
+                c, v = part.split("=", 1)
+                items.append((c.strip(), v.strip()))
+    out = {}
+    for c, v in items:
+        key = v.lower()
+        if key not in TYPES:
+            raise DataError(f"Unknown type {v!r} for column {c!r}; use text, int, float or date.")
+        out[c] = TYPES[key]
+    return out
+
+
+def where(i: int, first_line: int | None) -> str:
+    """``line 7`` of a file (1-based) or ``row 5`` of a DataFrame (0-based position)."""
+    return f"line {i + first_line}" if first_line is not None else f"row {i}"
+
+
+def infer_column(text: pd.Series) -> str:
+    """``"int"``, ``"float"`` or ``"text"`` for a column of strings (missing = NaN)."""
+    vals = text.dropna()
+    if len(vals) == 0:
+        return "text"
+    if vals.str.match(_PLAIN_INT).all():
+        # fits in int64?
+        if (vals.str.len() <= 18).all() or pd.to_numeric(vals, errors="coerce").abs().max() < 2**63 - 1:
+            return "int"
+        return "text"
+    if vals.str.match(_PLAIN_NUM).all():
+        return "float"
+    return "text"
+
+
+def convert_column(s: pd.Series, kind: str, column: str, first_line: int | None = None) -> pd.Series:
+    """Convert one column to a declared type; a cell that does not fit is an error."""
+    missing = s.isna()
+    if kind == "text":
+        if _textual(s):
+            return s.astype(object)
+        if pd.api.types.is_datetime64_any_dtype(s):
+            return s.dt.strftime("%Y-%m-%d").astype(object).where(~missing, None)
+        if pd.api.types.is_float_dtype(s):
+            integral = ~missing & (s == np.floor(s))
+            out = s.astype(str).astype(object)
+            out[integral] = s[integral].astype("int64").astype(str)
+            return out.where(~missing, None)
+        return s.astype(str).astype(object).where(~missing, None)
+    if kind in ("int", "float"):
+        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            num = s.astype(float)
+        else:
+            txt = s.astype(object).where(missing, s.astype(str).str.strip())
+            num = pd.to_numeric(txt, errors="coerce")
+            bad = num.isna() & ~missing
+            if bad.any():
+                i = int(np.flatnonzero(bad.to_numpy())[0])
+                raise DataError(f"Column {column!r} is declared {kind} but {where(i, first_line)} holds {s.iloc[i]!r}; fix the value or declare the column text.")
+        if kind == "int":
+            frac = (num[~missing] % 1) != 0
+            if frac.any():
+                i = int(np.flatnonzero((~missing).to_numpy())[int(np.flatnonzero(frac.to_numpy())[0])])
+                raise DataError(f"Column {column!r} is declared int but {where(i, first_line)} holds {s.iloc[i]!r}; declare it float.")
+            return num.astype("Int64") if missing.any() else num.astype("int64")
+        return num.astype(float)
+    if kind == "date":
+        if pd.api.types.is_datetime64_any_dtype(s):
+            return pd.to_datetime(s).dt.normalize()
+        txt = s.astype(object).where(missing, s.astype(str).str.strip())
+        ok = txt.str.match(_ISO_DATE).fillna(False).astype(bool) | missing
+        parsed = pd.to_datetime(txt.where(ok), format="%Y-%m-%d", errors="coerce")
+        bad = (parsed.isna() & ~missing) | ~ok
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise DataError(f"Column {column!r} is declared date but {where(i, first_line)} holds {s.iloc[i]!r}; write dates as YYYY-MM-DD.")
+        return parsed
+    raise DataError(f"Unknown type {kind!r} for column {column!r}; use text, int, float or date.")
+
+
+def apply_types(df: pd.DataFrame, types: Mapping[str, str] | None, *, infer: bool = False, first_line: int | None = None) -> pd.DataFrame:
+    """Convert declared columns; with ``infer`` (CSV input) also make undeclared text columns
+    numeric when they are unambiguously so."""
+    types = normalize_types(types)
+    cols = [str(c) for c in df.columns]
+    for c in types:
+        if c not in cols:
+            raise DataError(f"A type is declared for {c!r}, which is not a column of the table (columns: {', '.join(map(repr, cols))}).")
+    out = {}
+    for c in df.columns:
+        s = df[c]
+        kind = types.get(str(c))
+        if kind is None and infer:
+            kind = infer_column(s) if _textual(s) else None
+            if kind == "text":
+                kind = None
+        out[c] = convert_column(s, kind, str(c), first_line) if kind else s
+    res = pd.DataFrame(out, index=df.index)
+    res.attrs.update(df.attrs)
+    return res

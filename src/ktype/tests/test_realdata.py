@@ -1,0 +1,290 @@
+"""Real-world tables (issue #12): text/number types, NA strings, duplicate columns, dates,
+missing-value policies and the label grammar, mostly through the CLI."""
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from ktype import Dataset
+from ktype.cli import app
+from ktype.data import builders
+from ktype.data.dataset import read_table
+from ktype.exceptions import DataError, HierarchyError
+
+runner = CliRunner()
+
+
+def sha(p):
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def msg(res):
+    return " ".join(res.output.split())
+
+
+@pytest.fixture()
+def clinic(tmp_path):
+    n = 48
+    df = pd.DataFrame(
+        {
+            "name": [f"Patient {i}" for i in range(n)],
+            "zip": [["02139", "02138", "02141", "01002"][i % 4] for i in range(n)],
+            "age": [str(20 + (i * 7) % 50) for i in range(n)],
+            "admission": [f"2022-{1 + i % 12:02d}-{1 + (i * 5) % 28:02d}" for i in range(n)],
+            "country": ["NA", "DE", "FR"] * (n // 3),
+            "diagnosis": ["flu", "cold", "asthma", "angina"] * (n // 4),
+        }
+    )
+    path = tmp_path / "clinic.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+ARGS = ["--qi", "zip,age", "--sensitive", "diagnosis", "--identifier", "name"]
+
+
+def test_zip_keeps_leading_zeros_masking_works_and_check_reads_back(clinic, tmp_path):
+    path, _ = clinic
+    before = sha(path)
+    out = tmp_path / "rel.csv"
+    res = runner.invoke(app, ["anonymize", str(path), *ARGS, "-H", "zip=masking:1,2,3", "-k", "4", "-O", str(out)])
+    assert res.exit_code == 0, res.output
+    pub = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert all(z.startswith("0") or z == "*" for z in pub["zip"]), set(pub["zip"])
+    chk = runner.invoke(app, ["check", str(out), "--original", str(path), *ARGS, "-H", "zip=masking:1,2,3", "-k", "4"])
+    assert chk.exit_code == 0, chk.output
+    met = runner.invoke(app, ["metrics", str(out), "--original", str(path), *ARGS, "-H", "zip=masking:1,2,3", "--json"])
+    assert met.exit_code == 0, met.output
+    assert sha(path) == before
+
+
+def test_read_table_types_inference():
+    import io
+    import tempfile
+    from pathlib import Path
+
+    text = "zip,age,cost,code,neg,mixed\n02139,30,1.5,007,-3,1\n94142,41,2,12,-10,x\n"
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "t.csv"
+        p.write_text(text)
+        df = read_table(p)
+        assert df["zip"].tolist() == ["02139", "94142"]
+        assert df["age"].tolist() == [30, 41] and pd.api.types.is_integer_dtype(df["age"])
+        assert df["cost"].tolist() == [1.5, 2.0]
+        assert df["code"].tolist() == ["007", "12"]
+        assert df["neg"].tolist() == [-3, -10]
+        assert df["mixed"].tolist() == ["1", "x"]
+        df = read_table(p, types={"age": "text", "code": "int"})
+        assert df["age"].tolist() == ["30", "41"] and df["code"].tolist() == [7, 12]
+        with pytest.raises(DataError, match=r"declared int but line 3 holds 'x'"):
+            read_table(p, types="mixed=int")
+        with pytest.raises(DataError, match="Unknown type 'blob'"):
+            read_table(p, types="zip=blob")
+    del io
+
+
+def test_namibia_na_stays_na_unless_listed(clinic, tmp_path):
+    path, _ = clinic
+    out = tmp_path / "rel.csv"
+    res = runner.invoke(app, ["anonymize", str(path), *ARGS, "-k", "4", "-O", str(out)])
+    assert res.exit_code == 0, res.output
+    pub = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert (pub["country"] == "NA").sum() == 16
+    # listed NA strings are missing: in a QI that is an error with the 1-based file line
+    res = runner.invoke(app, ["anonymize", str(path), "--qi", "zip,country", "--na-values", "NA", "-k", "4"])
+    assert res.exit_code == 2
+    assert "'country' has 16 missing value(s) (first at line 2)" in msg(res)
+    assert "--missing country=category" in msg(res)
+
+
+def test_duplicate_column_names_are_an_error(tmp_path):
+    p = tmp_path / "dup.csv"
+    p.write_text("age,zip,age\n30,02139,31\n40,02138,41\n")
+    out = tmp_path / "o.csv"
+    res = runner.invoke(app, ["anonymize", str(p), "--qi", "zip", "-k", "1", "-O", str(out)])
+    assert res.exit_code == 2 and "'age' appears twice in the header" in msg(res) and "columns 1 and 3" in msg(res)
+    assert not out.exists()
+
+
+def test_missing_value_error_gives_file_line(tmp_path):
+    p = tmp_path / "m.csv"
+    p.write_text("age,zip\n30,02139\n40,02138\n,02139\n50,02138\n")
+    res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-k", "2"])
+    assert res.exit_code == 2 and "'age' has 1 missing value(s) (first at line 4)" in msg(res)
+    df = pd.DataFrame({"age": [30, None, 40]})
+    with pytest.raises(DataError, match=r"first at row 1"):
+        Dataset(df, quasi_identifiers=["age"])
+
+
+def test_missing_category_is_generalized_like_any_value(tmp_path):
+    p = tmp_path / "m.csv"
+    rows = ["age,zip,dx"] + [f"{'' if i % 5 == 0 else 20 + i},0213{i % 3},{'ab'[i % 2]}" for i in range(40)]
+    p.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "o.csv"
+    res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-s", "dx", "--missing", "age=category",
+                              "-H", "age=intervals:10,20", "-k", "3", "-O", str(out)])
+    assert res.exit_code == 0, res.output
+    back = runner.invoke(app, ["check", str(out), "--original", str(p), "--qi", "age,zip", "-s", "dx",
+                               "--missing", "age=category", "-H", "age=intervals:10,20", "-k", "3"])
+    assert back.exit_code == 0, back.output
+    ds = Dataset(pd.read_csv(p, dtype={"zip": str}), quasi_identifiers=["age", "zip"], missing={"age": "category"},
+                 hierarchies={"age": {"intervals": [10, 20]}})
+    h = ds.hierarchy("age")
+    r = h.rank_of("(missing)")
+    assert h.label_interval(r, r, level=1) == "(missing)" and h.label_interval(r, r, level=2) == "(missing)"
+    assert (ds.X[::5, 0] == r).all()
+
+
+def test_dates_hierarchy_and_ordered_date_ranges(clinic, tmp_path):
+    path, _ = clinic
+    args = ["--qi", "zip,admission", "--sensitive", "diagnosis", "--identifier", "name", "--type", "admission=date"]
+    out = tmp_path / "d.csv"
+    res = runner.invoke(app, ["anonymize", str(path), *args, "-H", "admission=dates:month,quarter,year", "-H", "zip=masking:1,2,3",
+                              "-a", "flash", "-k", "4", "-O", str(out)])
+    assert res.exit_code == 0, res.output
+    labels = set(pd.read_csv(out, dtype=str)["admission"])
+    assert labels <= {f"2022-{m:02d}" for m in range(1, 13)} | {f"2022-Q{q}" for q in range(1, 5)} | {"2022", "*"}
+    chk = runner.invoke(app, ["check", str(out), "--original", str(path), *args, "-H", "admission=dates:month,quarter,year",
+                              "-H", "zip=masking:1,2,3", "-k", "4"])
+    assert chk.exit_code == 0, chk.output
+    out2 = tmp_path / "o.csv"
+    res = runner.invoke(app, ["anonymize", str(path), *args, "-k", "4", "-O", str(out2)])
+    assert res.exit_code == 0, res.output
+    labels = set(pd.read_csv(out2, dtype=str)["admission"])
+    assert any(lab.startswith("[2022-") and ".." in lab for lab in labels), labels
+    chk = runner.invoke(app, ["check", str(out2), "--original", str(path), *args, "-k", "4"])
+    assert chk.exit_code == 0, chk.output
+
+
+def test_date_builder_levels_and_errors():
+    h = builders.dates(["2022-01-13", "2022-03-21", "2021-12-31", "2030-06-01"], ["month", "quarter", "year", "decade"], name="d")
+    assert h.uniform and h.n_levels == 6
+    r = h.rank_of("2022-01-13")
+    assert [h.label_interval(r, r, level=lv) for lv in range(6)] == ["2022-01-13", "2022-01", "2022-Q1", "2022", "2020s", "*"]
+    w = builders.dates(["2021-01-01", "2021-01-04"], ["week", "year"], name="d")
+    assert w.label_interval(0, 0, level=1) == "2020-W53" and w.label_interval(0, 0, level=2) == "2020"  # ISO year
+    with pytest.raises(HierarchyError, match="weeks do not nest in months"):
+        builders.dates(["2022-01-01"], ["week", "month"], name="d")
+    with pytest.raises(HierarchyError, match="not a date"):
+        builders.dates(["2022-13-01"], name="d")
+
+
+# ---------------------------------------------------------------------------- label grammar
+def _hierarchies(draw_vals, kind):
+    if kind == "ordered":
+        return builders.ordered(draw_vals, name="c")
+    if kind == "flat":
+        return builders.flat(draw_vals, name="c")
+    raise AssertionError
+
+
+ints = st.lists(st.integers(-1000, 1000), min_size=1, max_size=30, unique=True)
+floats = st.lists(st.floats(-1e4, 1e4, allow_nan=False, allow_infinity=False).map(lambda x: round(x, 3)), min_size=1, max_size=30, unique=True)
+texts = st.lists(st.text("abz-.[]*0 =+@'", min_size=1, max_size=6).filter(lambda s: s.strip() == s and s != "*"), min_size=1, max_size=20, unique=True)
+dates = st.lists(st.dates(min_value=pd.Timestamp("1990-01-01").date(), max_value=pd.Timestamp("2030-12-31").date()).map(pd.Timestamp), min_size=1, max_size=30, unique=True)
+
+
+def _roundtrip(h, data):
+    """Every label the hierarchy can write parses back to the same interval."""
+    m = h.size
+    if h.is_tree:
+        nodes = np.arange(len(h.node_lo))
+        lo, hi = h.node_lo[nodes], h.node_hi[nodes]
+    else:
+        lo = np.array(data.draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=20)))
+        width = np.array(data.draw(st.lists(st.integers(0, m - 1), min_size=len(lo), max_size=len(lo))))
+        hi = np.minimum(lo + width, m - 1)
+    labs = h.labels(lo, hi)
+    for a, b, lab in zip(lo, hi, labs):
+        pa, pb = h.parse_label(lab)
+        if h.is_tree:  # labels name nodes: the parsed node has the same interval
+            assert (pa, pb) == (a, b), (lab, a, b, pa, pb)
+        else:
+            assert (pa, pb) == (a, b), (lab, a, b, pa, pb)
+    if h.is_tree and h.uniform:
+        for lv in range(h.n_levels):
+            ranks = np.arange(m)
+            for r, lab in zip(ranks, h.labels(ranks, ranks, level=lv)):
+                a, b = h.parse_label(lab)
+                assert a <= r <= b
+
+
+@settings(max_examples=40, deadline=None)
+@given(vals=st.one_of(ints, floats, texts, dates), kind=st.sampled_from(["ordered", "flat"]), data=st.data(),
+       missing=st.booleans())
+def test_labels_roundtrip_ordered_and_flat(vals, kind, data, missing):
+    h = _hierarchies(pd.Series(vals), kind)
+    if missing:
+        h = builders.with_missing(h)
+    _roundtrip(h, data)
+
+
+@settings(max_examples=25, deadline=None)
+@given(vals=ints, widths=st.sampled_from([[5, 10], [2, 4, 8], [10], [3]]), data=st.data(), missing=st.booleans())
+def test_labels_roundtrip_intervals(vals, widths, data, missing):
+    h = builders.intervals(vals, widths, name="c")
+    if missing:
+        h = builders.with_missing(h)
+    _roundtrip(h, data)
+
+
+@settings(max_examples=25, deadline=None)
+@given(vals=st.lists(st.integers(0, 99999).map(lambda v: f"{v:05d}"), min_size=1, max_size=30, unique=True), data=st.data(),
+       missing=st.booleans())
+def test_labels_roundtrip_masking(vals, data, missing):
+    h = builders.masking(vals, name="zip", levels=[1, 2, 3])
+    if missing:
+        h = builders.with_missing(h)
+    _roundtrip(h, data)
+
+
+@settings(max_examples=25, deadline=None)
+@given(vals=dates, levels=st.sampled_from([["month", "quarter", "year", "decade"], ["week", "year"], ["month", "half", "year", "century"], ["year"]]),
+       data=st.data(), missing=st.booleans())
+def test_labels_roundtrip_dates(vals, levels, data, missing):
+    h = builders.dates(vals, levels, name="d")
+    if missing:
+        h = builders.with_missing(h)
+    _roundtrip(h, data)
+
+
+def test_label_grammar_examples():
+    h = builders.ordered([-5, -1, 0, 3, 7], name="t")
+    assert h.label_interval(0, 1) == "[-5..-1]" and h.label_interval(2, 4) == "[0-7]" and h.label_interval(0, 4) == "*"
+    assert h.parse_label("[-5..-1]") == (0, 1) and h.parse_label("[0-7]") == (2, 4) and h.parse_label("-1") == (1, 1)
+    d = builders.ordered(pd.to_datetime(["2022-01-13", "2022-02-01", "2022-03-21"]), name="d")
+    assert d.label_interval(0, 2) == "*" and d.label_interval(0, 1) == "[2022-01-13..2022-02-01]"
+    assert d.parse_label("[2022-01-13..2022-02-01]") == (0, 1)
+    with pytest.raises(HierarchyError, match="not a value, range or hierarchy label"):
+        d.parse_label("[2022-01-13-2022-03-21]")
+
+
+def test_missing_suppress_counts_against_the_limit(tmp_path):
+    p = tmp_path / "m.csv"
+    rows = ["age,zip,dx"] + [f"{'' if i % 10 == 0 else 20 + i % 30},0213{i % 3},{'ab'[i % 2]}" for i in range(60)]
+    p.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "o.csv"
+    base = ["anonymize", str(p), "--qi", "age,zip", "-s", "dx", "--missing", "age=suppress", "-k", "3", "-H", "age=intervals:10,20"]
+    # 6 of 60 records (10%) have no age: a 5% budget cannot hold them
+    res = runner.invoke(app, [*base, "-a", "flash", "-o", "max_suppression=0.05", "-O", str(out)])
+    assert res.exit_code == 2 and "6 record(s) have a missing value" in msg(res) and "above the suppression limit 3" in msg(res)
+    assert not out.exists()
+    res = runner.invoke(app, [*base, "-a", "flash", "-o", "max_suppression=0.2", "-O", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    import json
+
+    summary = json.loads(res.stdout)
+    assert 6 <= summary["suppressed"] <= 12
+    pub = pd.read_csv(out, dtype=str)
+    assert len(pub) == 60 - summary["suppressed"] and "(missing)" not in set(pub["age"])
+    import ktype
+
+    ds = Dataset(pd.read_csv(p, dtype={"zip": str}), quasi_identifiers=["age", "zip"], sensitive=["dx"], missing={"age": "suppress"})
+    rel = ktype.anonymize(ds, k=3)  # mondrian: no budget option, the 6 records are simply suppressed
+    assert rel.suppressed[np.argsort(rel.source)][::10].all()
+    assert rel.provenance["suppressed_for_missing_values"] == 6
