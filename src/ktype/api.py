@@ -229,7 +229,13 @@ def parse_release(dataset: Dataset, published: pd.DataFrame, *, recoding: str = 
     sens = {}
     for col in dataset.sensitive:
         keys = pd.Index(value_keys(dataset.sensitive_values[col]))
-        codes = keys.get_indexer(value_keys(published[col]))
+        pub_keys = pd.Series(value_keys(published[col]))
+        if any(isinstance(v, (int, float, np.number)) for v in dataset.sensitive_values[col][:1]):
+            # numbers read back as text ("1423.0") compare as numbers
+            num = pd.to_numeric(published[col].reset_index(drop=True), errors="coerce")
+            ok = num.notna().to_numpy()
+            pub_keys[ok] = value_keys(num[ok])
+        codes = keys.get_indexer(pub_keys.tolist())
         if (codes < 0).any():
             bad = published[col].iloc[int(np.flatnonzero(codes < 0)[0])]
             raise DataError(f"Published sensitive value {bad!r} in column {col!r} does not occur in the original data.")
