@@ -216,9 +216,22 @@ def _check_outputs(
         check_output_path(out_path, what="output", inputs=inputs, others={"summary": sum_path}, force=force_b, mkdirs=mkdirs_b)
     elif _pick(fmt, cfg, "format") is not None:
         raise KtypeError("--format needs an --output file.")
+    side = _sidecar(out_path) if out_path is not None and out_fmt == "csv" else None
     if sum_path is not None:
-        check_output_path(sum_path, what="summary", inputs=inputs, others={"output": out_path}, force=force_b, mkdirs=mkdirs_b)
+        check_output_path(sum_path, what="summary", inputs=inputs, others={"output": out_path, "metadata sidecar": side},
+                          force=force_b, mkdirs=mkdirs_b)
+    if side is not None:
+        check_output_path(side, what="metadata sidecar", inputs=inputs, others={"output": out_path}, force=force_b, mkdirs=True)
     return out_fmt, bool(escape)
+
+
+def _sidecar(out: Path) -> Path:
+    """Where a CSV release's metadata sidecar goes (``NAME.ktype.json``, issue #8)."""
+    try:
+        from .release import sidecar_path  # type: ignore[attr-defined]
+    except ImportError:
+        return out.with_name(out.stem + ".ktype.json")
+    return sidecar_path(out)
 
 
 def _fail(e: Exception, code: int = 2) -> None:
@@ -344,7 +357,7 @@ def anonymize(
     except KtypeError as e:
         _fail(e)
         return
-    if as_json:
+    if as_json or cfg.get("json"):
         print(json.dumps(summary, indent=2, default=str))
         return
     tab = Table(title=f"ktype release — {info.name}", show_header=False)
@@ -383,6 +396,7 @@ def _check_like(
     pub = read_table(released, sep=sep, infer=False)  # labels are text; values compare as text
     if Path(released).suffix.lower() not in (".parquet", ".pq") and _pick(csv_escape, cfg, "csv_escape", True):
         pub = unescape_csv_cells(pub)
+    local = local or bool(cfg.get("local"))
     return ds, parse_release(ds, pub, recoding="local" if local else "multidimensional"), cfg
 
 
@@ -426,7 +440,7 @@ def check(
         _fail(e)
         return
     ok = all(r.satisfied for r in results)
-    if as_json:
+    if as_json or cfg.get("json"):
         print(json.dumps([{"model": r.model, "satisfied": r.satisfied, **{k2: v for k2, v in r.summary.items()}} for r in results], indent=2, default=str))
     else:
         for r in results:
@@ -465,7 +479,7 @@ def metrics(
     except KtypeError as e:
         _fail(e)
         return
-    if as_json:
+    if as_json or cfg.get("json"):
         print(json.dumps(vals, indent=2))
         return
     tab = Table(title="information loss")

@@ -240,3 +240,37 @@ def test_config_summary_key_and_paths_relative_to_config(table, tmp_path, monkey
     # the config's own output keys are checked like flags: a second run needs force
     res = runner.invoke(app, ["anonymize", "--config", str(job / "job.yaml")])
     assert res.exit_code == 2 and "already exists" in res.output
+
+
+def test_every_reading_and_writing_option_has_a_config_key(tmp_path):
+    src = tmp_path / "in.csv"
+    rows = ["zip,age,country,note"] + [f"0213{i % 4},{'' if i % 9 == 0 else 20 + i % 40},{'NA' if i % 2 else 'DE'},=x{i}" for i in range(40)]
+    src.write_text("\n".join(rows) + "\n")
+    cfg = tmp_path / "job.toml"
+    cfg.write_text(
+        'input = "in.csv"\nqi = ["zip", "age"]\nk = 4\ntype = ["zip=text"]\nna_values = ["?"]\nmissing = ["age=category"]\n'
+        'output = "rel.dat"\nformat = "csv"\ncsv_escape = false\nsummary = "s.json"\njson = true\n'
+    )
+    res = runner.invoke(app, ["anonymize", "--config", str(cfg)])
+    assert res.exit_code == 0, res.output
+    import json
+
+    assert json.loads(res.stdout)["verified"] is True  # json = true
+    pub = pd.read_csv(tmp_path / "rel.dat", dtype=str, keep_default_na=False)  # format = csv
+    assert pub["zip"].str.startswith("0").all() or "*" in set(pub["zip"])
+    assert "=x1" in set(pub["note"])  # csv_escape = false
+    assert (pub["country"] == "NA").sum() == 20  # NA is a value: na_values lists only "?"
+    assert (tmp_path / "s.json").exists()
+
+
+def test_metadata_sidecar_may_not_collide(table, tmp_path):
+    path, _ = table
+    out = tmp_path / "rel.csv"
+    res = anon(path, "-O", out, "--summary", tmp_path / "rel.ktype.json")
+    assert res.exit_code == 2 and "metadata sidecar" in res.output and "same file" in res.output
+    assert not out.exists()
+    side_input = tmp_path / "data.ktype.json"
+    side_input.write_text("{}")
+    res = anon(path, "-O", tmp_path / "data.csv", "--force", "--config", side_input)
+    assert res.exit_code == 2
+    assert side_input.read_text() == "{}"
