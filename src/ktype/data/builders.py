@@ -182,7 +182,7 @@ def intervals(
     Examples
     --------
     >>> h = Hierarchy.intervals(range(17, 91), [5, 10, 20], name="age")
-    >>> h.label_interval(h.rank_of(33), h.rank_of(33), level=2)
+    >>> h.label_interval(h.rank_of(33), h.rank_of(33), level=3)
     '[20-39]'
     """
     vals = _sorted_unique(values)
