@@ -288,3 +288,30 @@ def test_missing_suppress_counts_against_the_limit(tmp_path):
     rel = ktype.anonymize(ds, k=3)  # mondrian: no budget option, the 6 records are simply suppressed
     assert rel.suppressed[np.argsort(rel.source)][::10].all()
     assert rel.provenance["suppressed_for_missing_values"] == 6
+
+
+def test_local_recoding_publishes_date_intervals_that_parse_back():
+    import ktype
+    from ktype.api import parse_release
+    from ktype.models.kanonymity import KAnonymity
+
+    rng = np.random.default_rng(1)
+    adm = (pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.integers(0, 400, 60), unit="D")).strftime("%Y-%m-%d")
+    ds = Dataset(pd.DataFrame({"adm": adm, "age": rng.integers(-20, 20, 60)}), quasi_identifiers=["adm", "age"], types={"adm": "date"})
+    rel = ktype.anonymize(ds, k=4, algorithm="agglomerative")
+    pub = rel.to_pandas()
+    assert pub["adm"].str.contains(r"^\[20\d\d-\d\d-\d\d\.\.20\d\d-\d\d-\d\d\]$|^\d{4}-\d\d-\d\d$|^\*$").all()
+    back = parse_release(ds, pub.astype(str), recoding="local")
+    assert ktype.check(ds, back, KAnonymity(4)).satisfied
+    np.testing.assert_array_equal(np.sort(back.lo, axis=0), np.sort(rel.lo, axis=0))
+    np.testing.assert_array_equal(np.sort(back.hi, axis=0), np.sort(rel.hi, axis=0))
+
+
+def test_cli_refuses_hierarchy_cycle(tmp_path):
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"g": ["a", "b"] * 6, "x": range(12)}).to_csv(data, index=False)
+    hier = tmp_path / "g.csv"
+    hier.write_text("a;M;X;*\nb;X;M;*\n")
+    res = runner.invoke(app, ["anonymize", str(data), "--qi", "g", "-H", f"g={hier}", "-k", "2", "-O", str(tmp_path / "o.csv")])
+    assert res.exit_code == 2 and "cycle" in msg(res) and "(row 1)" in msg(res) and "(row 2)" in msg(res)
+    assert not (tmp_path / "o.csv").exists()
