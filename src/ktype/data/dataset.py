@@ -297,10 +297,11 @@ def read_table(
     Only empty or blank cells are missing, plus the strings in ``na_values`` (``NA`` is
     Namibia unless you say otherwise). A duplicate column name is an error. The frame's
     ``attrs["ktype_first_line"]`` is the file line of the first record (2: after the
-    header), used for 1-based line numbers in messages. ``infer=False`` keeps every
+    header), or one line per record when blank lines or quoted line breaks make them
+    irregular; messages use it for 1-based file line numbers. ``infer=False`` keeps every
     undeclared CSV column as text (how ``check`` reads a release back).
     """
-    from .types import apply_types
+    from .types import apply_types, record_lines
 
     path = Path(path)
     if not path.exists():
@@ -337,7 +338,7 @@ def read_table(
             df.columns = [str(c).strip() for c in df.columns]
             for c in df.columns:
                 df[c] = df[c].where(df[c].str.strip() != "")  # blank cells are missing too
-            first_line = 2
+            first_line = record_lines(path, len(df))
             df = apply_types(df, types, infer=infer, first_line=first_line)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as e:
         raise DataError(f"Cannot read {path}: {e}") from None

@@ -345,7 +345,9 @@ class Hierarchy:
         atomic_write_text(Path(path), self.to_table().to_csv(sep=sep, header=False, index=False))
 
     # ------------------------------------------------------------------ encoding
-    def encode(self, values: pd.Series | Sequence, *, row_offset: int = 0, first_line: int | None = None) -> np.ndarray:
+    def encode(
+        self, values: pd.Series | Sequence, *, row_offset: int = 0, first_line: int | np.ndarray | None = None
+    ) -> np.ndarray:
         """Leaf ranks of ``values``; raises :class:`HierarchyError` naming a missing value.
 
         Messages give ``row N`` (0-based position + ``row_offset``), or ``line N`` of the
@@ -354,7 +356,9 @@ class Hierarchy:
         ser = pd.Series(values).reset_index(drop=True)
 
         def at(i: int) -> str:
-            return f"line {i + first_line}" if first_line is not None else f"row {i + row_offset}"
+            if first_line is None:
+                return f"row {i + row_offset}"
+            return f"line {int(first_line[i]) if isinstance(first_line, np.ndarray) else i + first_line}"
 
         codes, uniq = pd.factorize(ser, use_na_sentinel=True)
         if (codes < 0).any():

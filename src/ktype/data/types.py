@@ -20,13 +20,14 @@ Types: ``text`` (alias ``str``, ``string``, ``category``), ``int`` (``integer``)
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import DataError
 
-__all__ = ["TYPES", "normalize_types", "infer_column", "convert_column", "apply_types", "where"]
+__all__ = ["TYPES", "normalize_types", "infer_column", "convert_column", "apply_types", "where", "record_lines"]
 
 TYPES = {
     "text": "text", "str": "text", "string": "text", "category": "text", "categorical": "text",
@@ -71,9 +72,42 @@ def normalize_types(types: Mapping[str, str] | Iterable[str] | str | None) -> di
     return out
 
 
-def where(i: int, first_line: int | None) -> str:
-    """``line 7`` of a file (1-based) or ``row 5`` of a DataFrame (0-based position)."""
-    return f"line {i + first_line}" if first_line is not None else f"row {i}"
+def where(i: int, first_line: int | np.ndarray | None) -> str:
+    """``line 7`` of a file (1-based) or ``row 5`` of a DataFrame (0-based position).
+
+    ``first_line`` is the file line of the first record, or one line number per record
+    (when blank lines or quoted line breaks make them irregular; see ``read_table``).
+    """
+    if first_line is None:
+        return f"row {i}"
+    if isinstance(first_line, np.ndarray):
+        return f"line {int(first_line[i])}"
+    return f"line {i + first_line}"
+
+
+def record_lines(path: str | Path, n_records: int) -> int | np.ndarray:
+    """File line (1-based) where each CSV record after the header starts.
+
+    ``2`` when records are one per line from line 2; otherwise an array (blank lines,
+    line breaks inside quoted cells). Vectorized over the file's bytes; if the quote
+    counting disagrees with the parser's record count, falls back to ``2``.
+    """
+    raw = np.fromfile(path, dtype=np.uint8)
+    if len(raw) == 0:
+        return 2
+    nl = np.flatnonzero(raw == 10)
+    inside = np.bitwise_xor.accumulate((raw == 34).astype(np.uint8))  # 1 inside a quoted cell
+    ends = nl[inside[nl] == 0]
+    starts = np.concatenate([[0], ends + 1])
+    starts = starts[starts < len(raw)]
+    lines = np.searchsorted(nl, starts) + 1  # newlines before the start, plus one
+    blank = (raw[starts] == 10) | ((raw[starts] == 13) & (raw[np.minimum(starts + 1, len(raw) - 1)] == 10))
+    lines = lines[~blank][1:]  # drop blank lines and the header
+    if len(lines) != n_records:
+        return 2
+    if np.array_equal(lines, np.arange(2, 2 + n_records)):
+        return 2
+    return lines.astype(np.int64)
 
 
 def infer_column(text: pd.Series) -> str:
@@ -91,7 +125,7 @@ def infer_column(text: pd.Series) -> str:
     return "text"
 
 
-def convert_column(s: pd.Series, kind: str, column: str, first_line: int | None = None) -> pd.Series:
+def convert_column(s: pd.Series, kind: str, column: str, first_line: int | np.ndarray | None = None) -> pd.Series:
     """Convert one column to a declared type; a cell that does not fit is an error."""
     missing = s.isna()
     if kind == "text":
@@ -136,7 +170,9 @@ def convert_column(s: pd.Series, kind: str, column: str, first_line: int | None 
     raise DataError(f"Unknown type {kind!r} for column {column!r}; use text, int, float or date.")
 
 
-def apply_types(df: pd.DataFrame, types: Mapping[str, str] | None, *, infer: bool = False, first_line: int | None = None) -> pd.DataFrame:
+def apply_types(
+    df: pd.DataFrame, types: Mapping[str, str] | None, *, infer: bool = False, first_line: int | np.ndarray | None = None
+) -> pd.DataFrame:
     """Convert declared columns; with ``infer`` (CSV input) also make undeclared text columns
     numeric when they are unambiguously so."""
     types = normalize_types(types)

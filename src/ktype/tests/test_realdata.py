@@ -315,3 +315,13 @@ def test_cli_refuses_hierarchy_cycle(tmp_path):
     res = runner.invoke(app, ["anonymize", str(data), "--qi", "g", "-H", f"g={hier}", "-k", "2", "-O", str(tmp_path / "o.csv")])
     assert res.exit_code == 2 and "cycle" in msg(res) and "(row 1)" in msg(res) and "(row 2)" in msg(res)
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_line_numbers_survive_blank_lines_and_quoted_line_breaks(tmp_path):
+    p = tmp_path / "m.csv"
+    p.write_text('age,zip,note\n30,02139,"two\nlines"\n\n40,02138,ok\n,02139,x\n')
+    res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-k", "1"])
+    assert res.exit_code == 2 and "(first at line 6)" in msg(res), msg(res)
+    p.write_text("age,zip\n30,02139\n40,02138\n,02139\n")
+    res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-k", "1"])
+    assert res.exit_code == 2 and "(first at line 4)" in msg(res)
