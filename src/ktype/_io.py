@@ -40,6 +40,7 @@ __all__ = [
     "check_output_path",
     "output_format",
     "write_table",
+    "csv_text",
     "escape_csv_cells",
     "unescape_csv_cells",
     "FORMATS",
@@ -373,6 +374,12 @@ def write_table(
     else:
         if sep is None:
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
-        table = escape_csv_cells(df) if csv_escape else df
-        atomic_write_text(path, table.to_csv(index=False, sep=sep), mkdirs=mkdirs)
+        atomic_write_text(path, csv_text(df, sep=sep, csv_escape=csv_escape), mkdirs=mkdirs)
     return path
+
+
+def csv_text(df: pd.DataFrame, *, sep: str = ",", csv_escape: bool = True) -> str:
+    """The exact text :func:`write_table` writes for ``df`` as CSV (UTF-8 on disk;
+    formula-escaped unless ``csv_escape=False``), e.g. to record its checksum."""
+    table = escape_csv_cells(df) if csv_escape else df
+    return table.to_csv(index=False, sep=sep)
