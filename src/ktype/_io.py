@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .exceptions import KtypeError, OutputError
+from .exceptions import OutputError, OutputPathError
 
 __all__ = [
     "atomic_write",
@@ -50,10 +50,6 @@ FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet", "
 _PARTIAL = ".ktype-partial-"
 _AT_FDCWD = -100
 _AT_SYMLINK_FOLLOW = 0x400
-
-
-class OutputPathError(KtypeError, ValueError):
-    """An output path would destroy data or cannot be written (see :func:`check_output_path`)."""
 
 
 # ---------------------------------------------------------------------- path checks

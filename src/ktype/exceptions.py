@@ -18,6 +18,7 @@ __all__ = [
     "VerificationError",
     "InternalError",
     "OutputError",
+    "OutputPathError",
 ]
 
 
@@ -70,3 +71,9 @@ class OutputError(KtypeError, OSError):
     Carries ``errno``, ``strerror`` and ``filename`` like any ``OSError``; nothing partial
     is left behind.
     """
+
+
+class OutputPathError(KtypeError, ValueError):
+    """An output path would destroy data or cannot be used: it is an input, another output,
+    a link, FIFO, device or directory, an existing file without ``force``, a missing parent
+    without ``mkdirs``, or has an unknown extension. Raised before anything is written."""
