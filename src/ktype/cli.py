@@ -492,40 +492,133 @@ def metrics(
 
 @app.command()
 def risk(
-    released: Annotated[Path, typer.Argument(help="The released (published) table.")],
-    original: Annotated[Path | None, typer.Option("--original", help="The original table (CSV/Parquet).")] = None,
+    data: Annotated[Path | None, typer.Argument(help="The input table (input mode) or, with --original/--dataset, the released table.")] = None,
+    original: Annotated[Path | None, typer.Option("--original", help="Release mode: the original table (CSV/Parquet) the release was made from.")] = None,
     dataset: DatasetOpt = None,
     qi: QiOpt = None,
     sensitive: SensOpt = None,
     identifier: IdOpt = None,
     hierarchy: HierOpt = None,
-    threshold: Annotated[float, typer.Option("--threshold", help="Risk threshold for the 'above threshold' count.")] = 0.2,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Records with risk strictly above it are 'at risk' (default 0.2).")] = None,
+    population: Annotated[Path | None, typer.Option("--population", help="Population table (CSV/Parquet) the data was sampled from: exact journalist/marketer risk.")] = None,
+    sampling_fraction: Annotated[float | None, typer.Option("--sampling-fraction", help="Share of the population in the data: estimated journalist/marketer risk, population uniqueness, individual risk.")] = None,
+    population_size: Annotated[int | None, typer.Option("--population-size", help="Population size N (instead of --sampling-fraction).")] = None,
+    weights: Annotated[str | None, typer.Option("--weights", help="Column of sampling weights for the individual risk.")] = None,
+    suda_size: Annotated[int | None, typer.Option("--suda", help="Find minimal sample uniques up to this size (SUDA; at most 6; 0 = off).")] = None,
+    posterior: Annotated[str | None, typer.Option("--posterior", help="Local recodings: uniform (1/#matches) or exact matching posterior.")] = None,
     local: Annotated[bool, typer.Option("--local", help="Treat the release as a k-type local recoding (risk from matches).")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None,
     sep: SepOpt = None,
 ) -> None:
-    """Prosecutor re-identification risk of a released table (and of the original, for comparison)."""
-    from .attacks.risk import dataset_risk, release_risk
+    """Re-identification risk (prosecutor, journalist, marketer), population uniqueness, individual
+    risk, special uniques, risk drivers and identifier hints - of an input table, or of a release
+    (with --original or --dataset) next to its input."""
+    from .data.dataset import read_table
+    from .risk import identifier_hints
+    from .risk.report import risk_report
 
     try:
-        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, local)
-        rep = release_risk(rel, threshold=threshold)
-        base = dataset_risk(ds, threshold=threshold)
+        cfg = _load_config(config)
+        ds_name = _pick(dataset, cfg, "dataset")
+        orig = _pick(original, cfg, "original")
+        data_path = _pick(data, cfg, "data")
+        release_mode = data_path is not None and (orig is not None or ds_name is not None)
+        qi_l = _split(_pick(qi, cfg, "qi"))
+        if release_mode:
+            ds, subject, cfg = _check_like(orig, Path(data_path), ds_name, qi, sensitive, identifier, hierarchy, config, sep,
+                                           bool(_pick(local, cfg, "local", False)))
+            hints_frame = ds.data
+        else:
+            in_path = Path(data_path) if data_path is not None else None
+            if in_path is not None and not qi_l:
+                hints = identifier_hints(read_table(in_path, sep=_pick(sep, cfg, "sep")))
+                advice = "".join(f"\n  hint: {h}" for h in hints)
+                raise KtypeError(f"Name the quasi-identifiers with --qi col1,col2,... to measure the risk of {in_path}.{advice}")
+            ds = _load_dataset(in_path, ds_name, qi_l, _split(_pick(sensitive, cfg, "sensitive")),
+                               _split(_pick(identifier, cfg, "identifier")), _hierarchies(_pick(hierarchy, cfg, "hierarchy")),
+                               _pick(sep, cfg, "sep"))
+            subject, hints_frame = ds, ds.data
+        pop = _pick(population, cfg, "population")
+        rep = risk_report(
+            subject,
+            population=Path(pop) if pop else None,
+            sampling_fraction=_pick(sampling_fraction, cfg, "sampling_fraction"),
+            population_size=_pick(population_size, cfg, "population_size"),
+            threshold=float(_pick(threshold, cfg, "threshold", 0.2)),
+            posterior=_pick(posterior, cfg, "posterior", "uniform"),
+            suda_max_size=int(_pick(suda_size, cfg, "suda", 0)),
+            weights=_pick(weights, cfg, "weights"),
+            hints_frame=hints_frame,
+        )
     except KtypeError as e:
         _fail(e)
         return
-    res = {"release": rep.summary, "basis": rep.basis, "original_unchanged": base.summary}
     if as_json:
-        print(json.dumps(res, indent=2))
+        print(json.dumps(rep, indent=2, default=str))
         return
-    tab = Table(title="prosecutor re-identification risk")
-    tab.add_column("")
-    tab.add_column("release", justify="right")
-    tab.add_column("original QIs unchanged", justify="right")
-    for key in ("highest_risk", "average_risk", "records_above_threshold", "unique_records"):
-        tab.add_row(key, f"{rep.summary.get(key, 0):.4g}", f"{base.summary.get(key, 0):.4g}")
+    _print_risk(rep)
+
+
+def _fmt_num(v: Any) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def _print_risk(rep: dict[str, Any]) -> None:
+    cols = (["release"] if "release" in rep else []) + ["input"]
+    head = {"release": "release", "input": "input QIs unchanged" if "release" in rep else "input"}
+    tab = Table(title=f"re-identification risk (threshold {rep['threshold']:g}; population: {rep['input']['population']})")
+    tab.add_column("attacker model")
+    tab.add_column("measure")
+    for c in cols:
+        tab.add_column(head[c], justify="right")
+    for model in ("prosecutor", "journalist"):
+        for key, label in (("highest", "highest risk"), ("average", "average risk"),
+                           ("share_above_threshold", "share of records above threshold")):
+            tab.add_row(model, label, *[_fmt_num(rep[c][model][key]) for c in cols])
+    tab.add_row("marketer", "expected share re-identified", *[_fmt_num(rep[c]["marketer"]) for c in cols])
+    tab.add_row("", "sample uniques", *[_fmt_num(rep[c]["sample_uniques"]) for c in cols])
+    tab.add_row("", "records (suppressed)", *[f"{rep[c]['records']:,} ({rep[c]['suppressed']:,})" for c in cols])
     out.print(tab)
+    if "release" in rep:
+        out.print(f"release basis: {rep['release']['basis']}")
+    pu = rep.get("population_uniqueness")
+    if pu:
+        t2 = Table(title=f"population uniqueness (N = {pu['population_size']:,}, sampling fraction {pu['sampling_fraction']:.4g})")
+        t2.add_column("model")
+        t2.add_column("population uniques", justify="right")
+        t2.add_column("share of population", justify="right")
+        for m, v in pu["population_uniques"].items():
+            label = f"{m} (uses {pu['dankar_model']})" if m == "dankar" else m
+            t2.add_row(label, _fmt_num(v), _fmt_num(pu["population_uniqueness"][m]))
+        if "population_uniques_exact" in pu:
+            t2.add_row("exact (population table)", _fmt_num(pu["population_uniques_exact"]), "")
+        out.print(t2)
+    ir = rep.get("individual_risk")
+    if ir:
+        out.print(f"individual risk ({ir['of']}, Benedetti-Franconi): highest {_fmt_num(ir['highest'])}, "
+                  f"average {_fmt_num(ir['average'])}, expected re-identifications {_fmt_num(ir['expected_reidentifications'])}")
+    sd = rep.get("suda")
+    if sd:
+        contrib = ", ".join(f"{a} {v:.0f}%" for a, v in sorted(sd["contribution_percent"].items(), key=lambda kv: -kv[1]))
+        out.print(f"SUDA (MSUs up to {sd['max_size']} attributes): {sd['records_with_msu']:,} records with an MSU, "
+                  f"{sd['msus']:,} MSUs {sd['msus_by_size']}; highest score {sd['highest_score']:g}; contribution: {contrib}")
+    dr = rep.get("drivers")
+    if dr:
+        t3 = Table(title=f"risk drivers (baseline: {dr['baseline']['uniques']:,} sample uniques)")
+        for c in ("attribute", "distinct values", "uniques if removed", "uniques if generalized one level", "generalized by"):
+            t3.add_column(c, justify="left" if c in ("attribute", "generalized by") else "right")
+        for row in dr["attributes"]:
+            t3.add_row(row["attribute"], _fmt_num(row["distinct_values"]), _fmt_num(row["uniques_removed"]),
+                       _fmt_num(row["uniques_generalized"]), row["generalized_by"])
+        out.print(t3)
+    for h in rep.get("identifier_hints", []):
+        out.print(f"[yellow]hint:[/] {h['column']!r} looks like {h['category']} ({h['reason']}); "
+                  "declare it an identifier (--identifier) or generalize it (HIPAA Safe Harbor)")
 
 
 @app.command()
