@@ -12,7 +12,7 @@ import numbers
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -110,7 +110,7 @@ def _check_nested(df: pd.DataFrame, name: str) -> None:
             if prev[1] == s:
                 continue
             # the same label names two different groups: a cycle if two labels point at each other
-            edges = {}
+            edges: dict[Any, Any] = {}
             for a in range(ncol - 1):
                 for r, x, y in zip(df.index, df[a], df[a + 1]):
                     if x != y:
@@ -182,8 +182,8 @@ def intervals(
     Examples
     --------
     >>> h = Hierarchy.intervals(range(17, 91), [5, 10, 20], name="age")
-    >>> h.label_interval(h.rank_of(33), h.rank_of(33), level=3)
-    '[20-39]'
+    >>> [h.label_interval(h.rank_of(33), h.rank_of(33), level=lev) for lev in range(5)]
+    ['33', '[30-34]', '[30-39]', '[20-39]', '*']
     """
     vals = _sorted_unique(values)
     if not _all_numeric(vals):
@@ -202,7 +202,7 @@ def intervals(
             lo_b = np.floor(arr / w) * w
             hi_b = lo_b + w
         else:
-            cuts = np.asarray(sorted(float(c) for c in spec))
+            cuts = np.asarray(sorted(float(c) for c in cast(Sequence[float], spec)))
             if len(cuts) == 0:
                 raise HierarchyError(f"Interval hierarchy for {name!r}: level {li + 1} has no cut points.")
             idx = np.searchsorted(cuts, arr, side="right")
