@@ -130,7 +130,9 @@ def check_rng(rng: RNGLike) -> tuple[np.random.Generator, int | str]:
     ``"numpy Generator (caller-supplied)"``.
     """
     if rng is None:
-        seed = int(np.random.SeedSequence().entropy)
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # SeedSequence() without entropy draws one int
+        seed = entropy
         return np.random.default_rng(seed), seed
     if isinstance(rng, bool):
         raise InvalidParameterError("The 'rng' parameter must be an int seed, a numpy Generator or None. Got a bool.")

@@ -230,7 +230,7 @@ class Release:
             if include_suppressed:
                 labs[self.suppressed[keep]] = SUPPRESSED_LABEL
             cols[c] = labs
-        src = self.source[keep]
+        src = self._require_source()[keep]
         for c in ds.sensitive + ds.insensitive:
             cols[c] = ds.data[c].to_numpy()[src]
         order = [c for c in ds.data.columns if c in cols]

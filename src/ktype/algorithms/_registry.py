@@ -17,7 +17,7 @@ import inspect
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -114,7 +114,7 @@ def register(
             name=name,
             func=public,
             impl=impl,
-            models_spec=models if callable(models) else tuple(models),
+            models_spec=cast(Any, models) if callable(models) else tuple(models),
             recoding=recoding,
             optimal=optimal,
             randomized=randomized,
@@ -160,7 +160,7 @@ def _as_models(model: PrivacyModel | Iterable[PrivacyModel]) -> tuple[PrivacyMod
     if isinstance(model, PrivacyModel):
         return (model,)
     try:
-        models = tuple(model)  # type: ignore[arg-type]
+        models = tuple(model)
     except TypeError:
         raise InvalidParameterError(f"model must be a privacy model or a list of them; got {type(model).__name__}.") from None
     for m in models:

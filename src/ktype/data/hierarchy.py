@@ -56,7 +56,7 @@ def value_keys(values: Iterable) -> list[str]:
         elif isinstance(v, numbers.Integral):
             out.append(str(int(v)))
         elif isinstance(v, numbers.Real) and float(v).is_integer():
-            out.append(str(int(v)))
+            out.append(str(int(float(v))))
         else:
             out.append(str(v))
     return out

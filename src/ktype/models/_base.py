@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -63,11 +63,11 @@ class PrivacyModel:
     needs_sensitive: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
-        check_params(type(self).__name__, {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, self._parameter_constraints)
+        check_params(type(self).__name__, self.params, self._parameter_constraints)
 
     @property
     def params(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(cast(Any, self))}
 
     def __str__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.params.items() if v is not None)

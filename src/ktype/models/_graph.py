@@ -413,6 +413,7 @@ class ConsistencyGraph:
     def _not_generalizing_message(self, j: int) -> str:
         if j >= self.n_released:  # pragma: no cover - hidden rows cover everything
             return "The release is not a generalization of the dataset."
+        assert self._source is not None
         i = int(self._source[j])
         X = self.release.dataset.X
         lo, hi = self.release.lo[j], self.release.hi[j]

@@ -321,6 +321,7 @@ class DistinctLDiversity(SensitiveModel):
         return _distinct(hist)
 
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return _distinct(hist) >= self.l
 
     def _advice(self, best: float, counts: np.ndarray) -> str:
@@ -360,6 +361,7 @@ class PSensitivity(SensitiveModel):
         return _distinct(hist)
 
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return _distinct(hist) >= self.p
 
     def _advice(self, best: float, counts: np.ndarray) -> str:
@@ -411,6 +413,7 @@ class EntropyLDiversity(SensitiveModel):
         return np.exp(self.entropy(sizes, hist))
 
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return self.entropy(sizes, hist) >= np.log(float(self.l)) - TOLERANCE
 
     def _advice(self, best: float, counts: np.ndarray) -> str:
@@ -469,6 +472,7 @@ class RecursiveCLDiversity(SensitiveModel):
             return np.where(tail > 0, r1 / np.maximum(tail, 1), np.inf)
 
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        assert hist is not None  # needs_sensitive: the checker always passes the histograms
         num, den = as_fraction(self.c)
         r1, tail = self._r1_tail(hist)
         return r1 * den < tail * num
@@ -518,6 +522,7 @@ class FrequencyLDiversity(SensitiveModel):
         return np.asarray(sizes, dtype=np.float64) / np.maximum(f, 1)
 
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        assert hist is not None  # needs_sensitive: the checker always passes the histograms
         num, den = as_fraction(self.l)
         f = np.asarray(hist, dtype=np.int64).max(axis=1)
         return f * num <= np.asarray(sizes, dtype=np.int64) * den

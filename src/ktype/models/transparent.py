@@ -151,7 +151,7 @@ def tailor_partition(rows: Sequence[Row], l: int, ext: Sequence[int] | None = No
             continue
         best = None
         for i in range(d):
-            srt = sorted(g, key=lambda r, i=i: (r[1][i], r[0]))
+            srt = sorted(g, key=lambda r, i=i: (r[1][i], r[0]))  # type: ignore[misc]
             for k in range(l * c, len(g) - l * c + 1):
                 key = (_hp(srt[:k], ext) + _hp(srt[k:], ext), i, k)
                 if best is None or key < best[0]:
@@ -216,7 +216,7 @@ def _slice(bucket: list[list[Row]], ext: Sequence[int]) -> list[list[Row]]:
             continue
         best = None
         for i in range(d):
-            cols = [sorted(col, key=lambda r, i=i: (r[1][i], r[0])) for col in b]
+            cols = [sorted(col, key=lambda r, i=i: (r[1][i], r[0])) for col in b]  # type: ignore[misc]
             for k in range(1, alpha):
                 left = [r for col in cols for r in col[:k]]
                 right = [r for col in cols for r in col[k:]]

@@ -141,10 +141,10 @@ def check_deterministic(info: AlgorithmInfo) -> None:
 
 def check_no_global_rng(info: AlgorithmInfo) -> None:
     ds = fixture_dataset()
-    np_state = np.random.get_state()  # noqa: NPY002 - checking the legacy global state is the point
+    np_state: Any = np.random.get_state()  # noqa: NPY002 - checking the legacy global state is the point
     py_state = random.getstate()
     _call(info, ds, _models_for(info), seed=3)
-    after = np.random.get_state()  # noqa: NPY002
+    after: Any = np.random.get_state()  # noqa: NPY002
     assert np_state[0] == after[0] and np.array_equal(np_state[1], after[1]) and np_state[2:] == after[2:], "global numpy RNG used"
     assert py_state == random.getstate(), "global random module used"
 
@@ -165,10 +165,10 @@ def check_input_not_mutated(info: AlgorithmInfo) -> None:
     ds = fixture_dataset()
     before = ds.fingerprint()
     model = _models_for(info)
-    params_before = dataclasses.asdict(model)
+    params_before = model.params
     _call(info, ds, model)
     assert ds.fingerprint() == before, "the dataset or its hierarchies changed"
-    assert dataclasses.asdict(model) == params_before
+    assert model.params == params_before
 
 
 def _invalid_values(constraints: Sequence[Any]) -> list[Any]:
@@ -250,7 +250,8 @@ def check_degenerate_inputs(info: AlgorithmInfo) -> None:
     same = ds.subset(np.zeros(4, dtype=np.int64))  # four copies of one record
     for name, table, k in (("a one-row table", one, 1), ("a table of equal rows", same, same.n), ("k=1", ds, 1)):
         rel = _call(info, table, cls(k=k))
-        assert rel.n == table.n and sorted(rel.source.tolist()) == list(range(table.n)), f"{info.name} on {name}: rows lost"
+        assert rel.source is not None and rel.n == table.n, f"{info.name} on {name}: rows lost"
+        assert sorted(rel.source.tolist()) == list(range(table.n)), f"{info.name} on {name}: rows lost"
         X = table.X[rel.source]
         assert not rel.suppressed.any() and np.array_equal(rel.lo, X) and np.array_equal(rel.hi, X), (
             f"{info.name} on {name} (k={k}) must return the identity release"
@@ -294,7 +295,7 @@ def check_reported_objective(info: AlgorithmInfo) -> None:
     ds = fixture_dataset()
     model = _models_for(info)
     for meas in _measure_values(info):
-        opts = {} if meas is None else {"measure": meas}
+        opts: dict[str, Any] = {} if meas is None else {"measure": meas}
         if "max_suppression" in info.constraints:
             opts["max_suppression"] = 0.1
         rel = _call(info, ds, model, **opts)
