@@ -227,7 +227,7 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
 
 
 def _run_forced(
-    info: AlgorithmInfo, dataset: Dataset, models: list, forced: np.ndarray, opts: dict, options: dict, *, rng: RNGLike, progress: bool
+    info: AlgorithmInfo, dataset: Dataset, models: Sequence[PrivacyModel], forced: np.ndarray, opts: dict, options: dict, *, rng: RNGLike, progress: bool
 ) -> Release:
     """The ``suppress`` missing-value policy: records with a missing value are suppressed and
     count against ``max_suppression``; the algorithm runs on the other records with the

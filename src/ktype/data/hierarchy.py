@@ -539,7 +539,7 @@ class Hierarchy:
             for x, y in splits:
                 a = self._index.get_indexer([self._key(x.strip())])[0]
                 b = self._index.get_indexer([self._key(y.strip())])[0]
-                if a >= 0 and b >= 0 and a <= b and (not self.is_tree or self.node_of([a], [b])[0] >= 0):
+                if a >= 0 and b >= 0 and a <= b and (not self.is_tree or self.node_of(np.array([a]), np.array([b]))[0] >= 0):
                     return int(a), int(b)
         raise HierarchyError(f"Published value {lab!r} is not a value, range or hierarchy label of {self.name!r}.")
 

@@ -171,7 +171,11 @@ def convert_column(s: pd.Series, kind: str, column: str, first_line: int | np.nd
 
 
 def apply_types(
-    df: pd.DataFrame, types: Mapping[str, str] | None, *, infer: bool = False, first_line: int | np.ndarray | None = None
+    df: pd.DataFrame,
+    types: Mapping[str, str] | Iterable[str] | str | None,
+    *,
+    infer: bool = False,
+    first_line: int | np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Convert declared columns; with ``infer`` (CSV input) also make undeclared text columns
     numeric when they are unambiguously so."""
