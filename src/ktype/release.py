@@ -232,7 +232,10 @@ class Release:
             cols[c] = labs
         src = self._require_source()[keep]
         for c in ds.sensitive + ds.insensitive:
-            cols[c] = ds.data[c].to_numpy()[src]
+            if self.published_sensitive is not None and c in self.published_sensitive:  # altered values (Mask)
+                cols[c] = np.asarray(ds.sensitive_values[c], dtype=object)[self.published_sensitive[c][keep]]
+            else:
+                cols[c] = ds.data[c].to_numpy()[src]
         order = [c for c in ds.data.columns if c in cols]
         return pd.DataFrame({c: cols[c] for c in order})
 

@@ -21,6 +21,7 @@ gcp(release, *, numeric_range="data", numeric=None)    GCP, freeform Eq. 3, in [
 perimeter(release, *, tight=False)                     transparent anonymization Eq. 4
 classification_metric(release, *, label)               CM (Iyengar)
 kl_divergence(release, *, base=2.0)                    KL(original ‖ max-entropy estimate)
+range_query_error(release, *, qd, selectivity, queries, seed)  mean relative error of range-count queries (transparent §6)
 
 Per-cell costs for algorithms (shape ``(n, r)``; ``lo``/``hi`` are leaf-rank intervals)
 -------------------------------------------------------------------------------------
@@ -54,6 +55,7 @@ from .entropy import (
 from .kl import kl_divergence
 from .loss_metric import loss_metric, loss_metric_cells
 from .ncp import gcp, gcp_from_boxes, ncp, ncp_cells, perimeter
+from .range_query import range_query_error, range_query_errors, range_query_workload
 from .tree import height, precision, tree_cells, tree_measure
 
 _reorder(
@@ -72,6 +74,7 @@ _reorder(
         "perimeter",
         "classification_metric",
         "kl_divergence",
+        "range_query_error",
     ]
 )
 
@@ -104,4 +107,7 @@ __all__ = [
     "gcp_from_boxes",
     "perimeter",
     "kl_divergence",
+    "range_query_error",
+    "range_query_errors",
+    "range_query_workload",
 ]

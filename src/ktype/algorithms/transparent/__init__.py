@@ -64,8 +64,6 @@ class Prepared:
     """Everything the kernels read, computed once from the input (QIs, ids, coordinates)."""
 
     def __init__(self, dataset: Dataset, sensitive: str, l: int, rng: np.random.Generator) -> None:  # noqa: E741
-        from ...models.transparent import qi_coordinates
-
         n, d = dataset.n, dataset.r
         self.n, self.d, self.l = n, d, l
         self.X = np.ascontiguousarray(dataset.X, dtype=np.int32)
@@ -78,31 +76,8 @@ class Prepared:
                 f"The table is not {l}-eligible: value {dataset.sensitive_values[sensitive][v]!r} of {sensitive!r} occurs "
                 f"{int(counts[v])} times, more than n/ℓ = {n / l:.4g}; no {l}-diverse anonymization exists. Lower ℓ."
             )
-        # coordinates and exact perimeter multipliers (spec §4.0 "Exactness")
-        coords = qi_coordinates(dataset)
-        maxm = max(len(c) for c in coords)
-        lo_r = self.X.min(axis=0)
-        hi_r = self.X.max(axis=0)
-        ext = np.array([int(coords[j][hi_r[j]] - coords[j][lo_r[j]]) for j in range(d)], dtype=object)
-        prod = 1
-        for e in ext:
-            if e > 0:
-                prod *= int(e)
-        if n * d * prod < 2**62:
-            W = np.zeros((d, maxm), dtype=np.int64)
-            M = np.zeros(d, dtype=np.int64)
-            for j in range(d):
-                W[j, : len(coords[j])] = coords[j] - coords[j][lo_r[j]]
-                M[j] = prod // int(ext[j]) if ext[j] > 0 else 0
-        else:
-            W = np.zeros((d, maxm), dtype=np.float64)
-            M = np.zeros(d, dtype=np.float64)
-            for j in range(d):
-                if ext[j] > 0:
-                    W[j, : len(coords[j])] = (coords[j] - coords[j][lo_r[j]]) / float(ext[j])
-                    M[j] = 1.0
-        self.W, self.M = W, M
-        self.exact = W.dtype == np.int64
+        self.W, self.M = perimeter_coordinates(dataset, self.X)
+        self.exact = self.W.dtype == np.int64
         # secret permutations over a canonical content order (never the input order)
         canon = _canonical_order(dataset, self.s)
         tie = np.empty(n, dtype=np.int64)
@@ -124,6 +99,40 @@ class Prepared:
         for i in range(self.d):
             ords[i] = np.argsort(self.X[:, i].astype(np.int64) * self.n + self.key, kind="stable")
         return ords
+
+
+def perimeter_coordinates(dataset: Dataset, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Coordinates ``W[j, rank]`` and multipliers ``M[j]`` such that the normalized width
+    ``(max−min)/ext_j`` of dimension j times ``Π ext`` is ``M[j]·(W[j, hi] − W[j, lo])``
+    (spec §4.0 "Exactness"; ext = the extents of the whole input). Integers when
+    ``n·d·Π ext < 2^62``, else floats with ``M = 1`` (``W`` then normalized by ext).
+    """
+    from ...models.transparent import qi_coordinates
+
+    n, d = X.shape
+    coords = qi_coordinates(dataset)
+    maxm = max(len(c) for c in coords)
+    lo_r = X.min(axis=0)
+    hi_r = X.max(axis=0)
+    ext = [int(coords[j][hi_r[j]] - coords[j][lo_r[j]]) for j in range(d)]
+    prod = 1
+    for e in ext:
+        if e > 0:
+            prod *= e
+    if n * d * prod < 2**62:
+        W = np.zeros((d, maxm), dtype=np.int64)
+        M = np.zeros(d, dtype=np.int64)
+        for j in range(d):
+            W[j, : len(coords[j])] = coords[j] - coords[j][lo_r[j]]
+            M[j] = prod // ext[j] if ext[j] > 0 else 0
+        return W, M
+    Wf = np.zeros((d, maxm), dtype=np.float64)
+    Mf = np.zeros(d, dtype=np.float64)
+    for j in range(d):
+        if ext[j] > 0:
+            Wf[j, : len(coords[j])] = (coords[j] - coords[j][lo_r[j]]) / float(ext[j])
+            Mf[j] = 1.0
+    return Wf, Mf
 
 
 def _canonical_order(dataset: Dataset, s: np.ndarray) -> np.ndarray:
@@ -260,3 +269,4 @@ def hybrid(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random
     leaf, n_leaves = tailor_groups(p)
     group, g = ace_groups(p, leaf)
     return _release(dataset, p, group, g, "hybrid", {"l": l_val, "tailor_leaves": n_leaves})
+from . import mask  # noqa: E402,F401  (registers the Mask baseline)

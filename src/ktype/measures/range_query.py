@@ -1,0 +1,176 @@
+"""Range-count query error (Xiao, Tao & Koudas, TODS 2010, §6 "utility"; spec §5), usable on
+every ktype release.
+
+A query counts the records whose sensitive value and ``qd − 1`` randomly chosen
+quasi-identifiers fall in random intervals::
+
+    SELECT COUNT(*) FROM T WHERE A_1 ∈ I_1 AND ... AND A^s ∈ I_s
+
+Each interval covers ``L = max(1, round(s^{1/qd} · |dom(A)|))`` consecutive domain values
+(leaf ranks; ``|dom(A)|`` = the attribute's number of distinct values), starting uniformly
+in ``[0, |dom(A)| − L]``; the QIs are drawn uniformly without replacement (spec §5.2
+recommendations for the paper's ambiguities A3). The expected selectivity is about ``s``.
+
+The answer on a release assumes records are spread uniformly over the integer points of
+each published interval (LeFevre et al. 2006's estimate; discrete form, spec §5.3)::
+
+    est = Σ_rows [value ∈ I_s] · Π_i |I_i ∩ cell_i| / |cell_i|
+
+and the relative error is ``|act − est| / max(act, δ)`` with ``δ = 0.5% · n`` (§5.4). Suppressed
+rows hold the whole domain, so they count as fully generalized; releases that alter
+sensitive values (Mask) are evaluated with the published values. The workload error is
+the mean over the queries.
+
+Rows are aggregated by distinct published box (with a prefix sum of their sensitive
+values), so a query costs O(#boxes · d) in a compiled loop: 1,000 queries on a 600k-row
+Hybrid release take about a second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .._grouping import group_rows
+from ..data.dataset import Dataset
+from ..exceptions import InvalidParameterError
+from ..release import Release
+from ._base import MeasureUnavailable, measure
+
+__all__ = ["RangeWorkload", "range_query_workload", "range_query_errors", "range_query_error"]
+
+
+@dataclass(frozen=True)
+class RangeWorkload:
+    """A workload of range-count queries over a dataset's QIs and one sensitive attribute.
+
+    ``lo``/``hi`` (shape ``(queries, d)``) are leaf-rank intervals per QI (the whole domain
+    when unconstrained); ``s_lo``/``s_hi`` the sensitive-code interval; ``qis`` the
+    constrained QIs of each query (``(queries, qd − 1)`` column indices).
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    s_lo: np.ndarray
+    s_hi: np.ndarray
+    qis: np.ndarray
+    sensitive: str
+    qd: int
+    selectivity: float
+    seed: int
+
+
+def range_query_workload(dataset: Dataset, *, qd: int | None = None, selectivity: float = 0.06, queries: int = 1000,
+                         seed: int = 0, sensitive: str | None = None) -> RangeWorkload:
+    """Draw a seeded workload (spec §5.2).
+
+    Parameters
+    ----------
+    qd : int, optional
+        Query dimensionality, 2 ≤ qd ≤ d + 1 (the sensitive attribute and qd − 1 QIs).
+        Default ``min(5, d + 1)`` (the paper's default 5 with its 4 QIs).
+    selectivity : float
+        Expected selectivity s in (0, 1); each interval covers a fraction ``s^{1/qd}`` of its
+        domain.
+    queries : int
+        Number of queries (the paper: 1,000).
+    seed : int
+        Seed of the workload (same seed, same queries).
+    """
+    col = dataset.sensitive_column(sensitive)
+    d = dataset.r
+    if qd is None:
+        qd = min(5, d + 1)
+    if not isinstance(qd, (int, np.integer)) or not 2 <= qd <= d + 1:
+        raise InvalidParameterError(f"qd must be an integer in [2, {d + 1}] (the sensitive attribute plus qd-1 of the {d} QIs); got {qd!r}.")
+    if not 0 < selectivity < 1:
+        raise InvalidParameterError(f"selectivity must be in (0, 1); got {selectivity!r}.")
+    if not isinstance(queries, (int, np.integer)) or queries < 1:
+        raise InvalidParameterError(f"queries must be a positive integer; got {queries!r}.")
+    rng = np.random.default_rng(seed)
+    frac = selectivity ** (1.0 / qd)
+    sizes = dataset.domain_sizes
+    m_s = len(dataset.sensitive_values[col])
+    lo = np.zeros((queries, d), dtype=np.int64)
+    hi = np.tile(sizes - 1, (queries, 1)).astype(np.int64)
+    # qd - 1 distinct QIs per query: the first qd-1 of a random permutation
+    qis = np.argsort(rng.random((queries, d)), axis=1)[:, : qd - 1]
+    L = np.maximum(1, np.rint(frac * sizes).astype(np.int64))
+    rows = np.repeat(np.arange(queries), qd - 1)
+    cols = qis.ravel()
+    start = np.floor(rng.random(len(cols)) * (sizes[cols] - L[cols] + 1)).astype(np.int64)
+    lo[rows, cols] = start
+    hi[rows, cols] = start + L[cols] - 1
+    Ls = max(1, int(round(frac * m_s)))
+    s_lo = np.floor(rng.random(queries) * (m_s - Ls + 1)).astype(np.int64)
+    return RangeWorkload(lo, hi, s_lo, s_lo + Ls - 1, qis, col, int(qd), float(selectivity), int(seed))
+
+
+@njit(cache=True)
+def _answers(blo, bhi, prefix, qlo, qhi, slo, shi):
+    nq, d = qlo.shape
+    nb = blo.shape[0]
+    out = np.zeros(nq, dtype=np.float64)
+    for q in range(nq):
+        tot = 0.0
+        for b in range(nb):
+            c = prefix[b, shi[q] + 1] - prefix[b, slo[q]]
+            if c == 0:
+                continue
+            f = float(c)
+            for j in range(d):
+                a = max(qlo[q, j], blo[b, j])
+                e = min(qhi[q, j], bhi[b, j])
+                if e < a:
+                    f = 0.0
+                    break
+                f *= (e - a + 1) / (bhi[b, j] - blo[b, j] + 1)
+            tot += f
+        out[q] = tot
+    return out
+
+
+def _boxes(lo: np.ndarray, hi: np.ndarray, codes: np.ndarray, m_s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    gid, g = group_rows(lo, hi)
+    first = np.full(g, len(gid), dtype=np.int64)
+    np.minimum.at(first, gid, np.arange(len(gid)))
+    hist = np.zeros((g, m_s + 1), dtype=np.int64)
+    np.add.at(hist, (gid, codes.astype(np.int64) + 1), 1)
+    return lo[first].astype(np.int64), hi[first].astype(np.int64), np.cumsum(hist, axis=1)
+
+
+def range_query_errors(release: Release, workload: RangeWorkload) -> np.ndarray:
+    """Relative error of every query of ``workload`` on ``release`` (spec §5.3-5.4)."""
+    ds = release.dataset
+    col = workload.sensitive
+    m_s = len(ds.sensitive_values[col])
+    # actual answers: the original records as point boxes (exact integer counts)
+    olo, ohi, opre = _boxes(ds.X, ds.X, ds.sensitive_codes[col], m_s)
+    act = _answers(olo, ohi, opre, workload.lo, workload.hi, workload.s_lo, workload.s_hi)
+    rlo, rhi, rpre = _boxes(release.lo, release.hi, release.sensitive_codes(col), m_s)
+    est = _answers(rlo, rhi, rpre, workload.lo, workload.hi, workload.s_lo, workload.s_hi)
+    delta = 0.005 * ds.n
+    return np.abs(act - est) / np.maximum(act, delta)
+
+
+@measure(
+    "range_query_error",
+    summary="Mean relative error of 1,000 random range-count queries (uniform estimate in each cell)",
+    reference="Xiao, Tao & Koudas, Transparent Anonymization, §6 (after LeFevre et al. 2006)",
+)
+def range_query_error(release: Release, *, qd: int | None = None, selectivity: float = 0.06, queries: int = 1000,
+                      seed: int = 0) -> float:
+    """Mean relative error of a seeded range-count workload (see the module docstring).
+
+    Needs a sensitive attribute (the query always constrains it); ``qd`` defaults to
+    ``min(5, d + 1)``, ``selectivity`` to the paper's 6%.
+    """
+    ds = release.dataset
+    if len(ds.sensitive) == 0:
+        raise MeasureUnavailable("range_query_error needs a sensitive attribute")
+    if len(ds.sensitive) > 1:
+        raise MeasureUnavailable("range_query_error needs exactly one sensitive attribute")
+    wl = range_query_workload(ds, qd=qd, selectivity=selectivity, queries=queries, seed=seed)
+    return float(range_query_errors(release, wl).mean())
