@@ -23,6 +23,7 @@ def _model_classes() -> dict[str, type]:
     from .models import ldiversity as ld
     from .models import tcloseness as tc
     from .models.kanonymity import KAnonymity
+    from .models.transparent import TransparentLDiversity
 
     return {
         "k-anonymity": KAnonymity,
@@ -36,6 +37,7 @@ def _model_classes() -> dict[str, type]:
         "frequency-l-diversity": ld.FrequencyLDiversity,
         "p-sensitivity": ld.PSensitivity,
         "t-closeness": tc.TCloseness,
+        "transparent-l-diversity": TransparentLDiversity,
     }
 
 
@@ -80,10 +82,11 @@ def make_models(
         models.append(model_from_name(kind, k=k))
     if l is not None:
         name = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
-                "recursive": "recursive-cl-diversity", "frequency": "frequency-l-diversity"}.get(diversity)
+                "recursive": "recursive-cl-diversity", "frequency": "frequency-l-diversity",
+                "transparent": "transparent-l-diversity"}.get(diversity)
         if name is None:
-            raise unknown_name("ℓ-diversity variant", diversity, ["distinct", "entropy", "recursive", "frequency"])
-        if name == "distinct-l-diversity":
+            raise unknown_name("ℓ-diversity variant", diversity, ["distinct", "entropy", "recursive", "frequency", "transparent"])
+        if name in ("distinct-l-diversity", "transparent-l-diversity"):
             l = int(l)  # noqa: E741
         models.append(model_from_name(name, l=l, c=c, sensitive=sensitive))
     if p is not None:

@@ -234,6 +234,17 @@ def _sidecar(out: Path) -> Path:
     return sidecar_path(out)
 
 
+def _default_diversity(alg: str) -> str:
+    """The ℓ-diversity variant ``--l`` means for an algorithm (its primary model)."""
+    from .algorithms import get_algorithm
+
+    try:
+        primary = get_algorithm(alg).models[0].__name__
+    except KtypeError:
+        return "distinct"
+    return {"TransparentLDiversity": "transparent", "FrequencyLDiversity": "frequency"}.get(primary, "distinct")
+
+
 def _fail(e: Exception, code: int = 2) -> None:
     err.print(f"[bold red]error:[/] {e}")
     raise typer.Exit(code)
@@ -268,7 +279,7 @@ def anonymize(
     k: Annotated[int | None, typer.Option("--k", "-k", help="k of the k-type model.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="k-type model for k: k-anonymity, kk-anonymity, k-concealment, ...")] = None,
     l: Annotated[float | None, typer.Option("--l", "-l", help="ℓ of ℓ-diversity.")] = None,  # noqa: E741
-    diversity: Annotated[str | None, typer.Option("--diversity", help="ℓ-diversity variant: distinct, entropy, recursive, frequency.")] = None,
+    diversity: Annotated[str | None, typer.Option("--diversity", help="ℓ-diversity variant: distinct, entropy, recursive, frequency, transparent (default: the algorithm's own).")] = None,
     c: Annotated[float | None, typer.Option("--c", help="c of recursive (c,ℓ)-diversity.")] = None,
     p: Annotated[int | None, typer.Option("--p", help="p of p-sensitivity.")] = None,
     t: Annotated[float | None, typer.Option("--t", help="t of t-closeness.")] = None,
@@ -320,7 +331,7 @@ def anonymize(
         models = make_models(
             k=kk,
             l=ll,
-            diversity=_pick(diversity, cfg, "diversity", "distinct"),
+            diversity=_pick(diversity, cfg, "diversity", _default_diversity(alg)),
             c=_pick(c, cfg, "c"),
             p=_pick(p, cfg, "p"),
             t=_pick(t, cfg, "t"),
@@ -619,6 +630,49 @@ def _print_risk(rep: dict[str, Any]) -> None:
     for h in rep.get("identifier_hints", []):
         out.print(f"[yellow]hint:[/] {h['column']!r} looks like {h['category']} ({h['reason']}); "
                   "declare it an identifier (--identifier) or generalize it (HIPAA Safe Harbor)")
+
+
+@app.command()
+def attack(
+    released: Annotated[Path, typer.Argument(help="The released (published) table.")],
+    algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="Algorithm the adversary assumes: tailor, ace, hybrid, mask, opt_gen, vul_gen, mondrian_ldiv.")],
+    l: Annotated[int, typer.Option("--l", "-l", help="The ℓ the release was made with.")],  # noqa: E741
+    original: Annotated[Path | None, typer.Option("--original", help="The original table: its identifiers and QIs are the adversary's external source.")] = None,
+    dataset: DatasetOpt = None,
+    qi: QiOpt = None,
+    sensitive: SensOpt = None,
+    identifier: IdOpt = None,
+    hierarchy: HierOpt = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    config: ConfigOpt = None,
+    sep: SepOpt = None,
+) -> None:
+    """Reverse-engineering attack by an adversary who knows the algorithm (exact; tiny tables only).
+
+    Prints every individual's posterior risk; exits 1 when some risk exceeds 1/ℓ.
+    """
+    from .attacks.transparent import attack as run_attack
+
+    try:
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep)
+        rep = run_attack(rel, algorithm, l)
+    except KtypeError as e:
+        _fail(e)
+        return
+    res = rep.to_dict()
+    if as_json:
+        print(json.dumps(res, indent=2))
+    else:
+        tab = Table(title=f"algorithm-aware attack ({rep.algorithm}, ℓ = {rep.l}; bound {res['bound']})")
+        tab.add_column("individual")
+        tab.add_column("risk", justify="right")
+        for o, r in rep.risk.items():
+            mark = " [red]> 1/ℓ[/]" if r * rep.l > 1 else ""
+            tab.add_row(str(o), f"{r} ({float(r):.3f}){mark}")
+        out.print(tab)
+        verdict = "[red]attack succeeds[/]" if rep.succeeded else "[green]attack fails: risk ≤ 1/ℓ for everyone[/]"
+        out.print(f"{verdict}; {rep.positive_instances} of {rep.candidates} candidate instances can yield this release")
+    raise typer.Exit(1 if rep.succeeded else 0)
 
 
 @app.command()
