@@ -241,6 +241,25 @@ def scaled_counts(source: Counter, size: int, order: Sequence[Any]) -> Counter:
     return Counter({v: c for v, c in base.items() if c})
 
 
+def _capped(pooled: Counter, size: int, l: float, order: Sequence[Any]) -> Counter | None:  # noqa: E741
+    """Pooled distribution scaled to ``size`` with at most ⌊size/ℓ⌋ per value (Mask's fallback)."""
+    cap = int(size // l)
+    vals = [v for v in order if pooled.get(v, 0) > 0]
+    if cap <= 0 or cap * len(vals) < size:
+        return None
+    base = scaled_counts(pooled, size, order)
+    base = Counter({v: min(c, cap) for v, c in base.items()})
+    rank = {v: i for i, v in enumerate(order)}
+    by_count = sorted(vals, key=lambda v: (-pooled[v], rank[v]))
+    while sum(base.values()) < size:
+        for v in by_count:
+            if sum(base.values()) == size:
+                break
+            if base.get(v, 0) < cap:
+                base[v] = base.get(v, 0) + 1
+    return Counter({v: c for v, c in base.items() if c})
+
+
 def _violates(counts: Counter, size: int, l: int, protected: set | None) -> bool:  # noqa: E741
     return any(c * l > size for v, c in counts.items() if protected is None or v in protected)
 
@@ -269,7 +288,11 @@ def mask_dist(rows: Sequence[Row], l: int, *, k: int | None = None, protected: S
             if not _violates(sc, len(g), l, prot):
                 opts.append(sc)
         if not opts:
-            return {frozenset(): Fraction(1)}
+            pooled: Counter = Counter(r[2] for gp in (good or [list(rows)]) for r in gp)
+            capped = _capped(pooled, len(g), l, order)
+            if capped is None:
+                return {frozenset(): Fraction(1)}
+            opts = [capped]
         choices.append((_box(g), opts))
     out: dict[Output, Fraction] = {}
     for combo in itertools.product(*[opts for _, opts in choices]):

@@ -165,7 +165,8 @@ def range_query_error(release: Release, *, qd: int | None = None, selectivity: f
     """Mean relative error of a seeded range-count workload (see the module docstring).
 
     Needs a sensitive attribute (the query always constrains it); ``qd`` defaults to
-    ``min(5, d + 1)``, ``selectivity`` to the paper's 6%.
+    ``min(5, d + 1)``, ``selectivity`` to the paper's 6%. Suppressed records hold the whole
+    domain, so they are spread uniformly over it (fully generalized), not dropped.
     """
     ds = release.dataset
     if len(ds.sensitive) == 0:

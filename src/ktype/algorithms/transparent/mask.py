@@ -46,6 +46,24 @@ def scaled_counts(hist: np.ndarray, size: int) -> np.ndarray:
     return base + (rank < need[:, None])
 
 
+def capped_counts(pooled: np.ndarray, size: int, cap: int) -> np.ndarray | None:
+    """``pooled`` scaled to ``size`` with at most ``cap`` per value: scaled counts clipped at
+    the cap, then the deficit filled one by one over the values by descending pooled count
+    (ties: value order) that are below the cap; None if ``cap · #values < size``."""
+    nz = np.flatnonzero(pooled)
+    if cap * len(nz) < size or cap <= 0:
+        return None
+    base = np.minimum(scaled_counts(pooled[None, :], size)[0], cap)
+    order = nz[np.argsort(-pooled[nz], kind="stable")]
+    while base.sum() < size:  # at most #values passes over the (<= a few hundred) values
+        for v in order:
+            if base.sum() == size:
+                break
+            if base[v] < cap:
+                base[v] += 1
+    return base
+
+
 @register(
     "mask",
     models=_models,
@@ -64,7 +82,10 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
     2. Every group in which some value occurs more than |G|/ℓ times (all values protected)
        publishes instead the value distribution of a group G+ drawn uniformly from the
        ℓ-diverse groups whose distribution, scaled to |G| (floors, then largest remainders,
-       ties by value order), is ℓ-diverse for |G| (the paper is silent on unequal sizes).
+       ties by value order), is ℓ-diverse for |G| (the paper is silent on unequal sizes); if
+       none fits, the pooled distribution of the ℓ-diverse groups (of the whole table when
+       there is none) capped at ⌊|G|/ℓ⌋ per value
+       (:func:`capped_counts`; deterministic).
     3. Each group publishes its MBR; the release's sensitive column holds the published
        (possibly modified) values, and the row order is canonical.
 
@@ -110,13 +131,21 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
                 ok = np.zeros(0, dtype=bool)
             cand = good_idx[ok]
             targets = np.flatnonzero(bad & (size == sz))
-            if len(cand) == 0:
+            if len(cand):
+                pick = cand[rng.integers(0, len(cand), size=len(targets))]
+                new_hist[targets] = scaled_counts(hist[pick], int(sz))
+                continue
+            # no single diverse group fits this size: the pooled distribution of the diverse
+            # groups (of the whole table if there is none), capped at floor(|G| num / den)
+            # per value (deterministic)
+            pooled = hist[good_idx].sum(axis=0) if len(good_idx) else hist.sum(axis=0)
+            capped = capped_counts(pooled, int(sz), int(sz) * den // num)
+            if capped is None:
                 raise InfeasibleError(
-                    f"mask: {len(targets)} group(s) of size {int(sz)} are not ℓ-diverse and no ℓ-diverse group's "
-                    "distribution fits them; lower ℓ or use a transparent algorithm (hybrid)."
+                    f"mask: {len(targets)} group(s) of size {int(sz)} are not ℓ-diverse and no ℓ-diverse distribution "
+                    "fits them; lower ℓ or use a transparent algorithm (hybrid)."
                 )
-            pick = cand[rng.integers(0, len(cand), size=len(targets))]
-            new_hist[targets] = scaled_counts(hist[pick], int(sz))
+            new_hist[targets] = capped
     # published values: each group's histogram laid out over its rows (rows of a box are
     # indistinguishable, so which row gets which value carries no information)
     canon = np.empty(dataset.n, dtype=np.int64)
