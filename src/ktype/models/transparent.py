@@ -304,16 +304,13 @@ def register_reference(name: str, dist: Distribution, *, alters_values: bool = F
 
 def reference_distribution(name: str) -> tuple[Distribution, bool]:
     """The reference distribution of a named algorithm (``tailor``, ``ace``, ``hybrid``, and
-    those that :mod:`ktype.attacks.transparent` adds: ``opt_gen``, ``vul_gen``, ``mask``,
-    ``mondrian_ldiv``)."""
-    import importlib
-
-    importlib.import_module("ktype.attacks.transparent")  # registers the attacked baselines
-
+    those that :mod:`ktype.attacks.transparent` registers when imported: ``opt_gen``,
+    ``vul_gen``, ``mask``, ``mondrian_ldiv``; models do not import attacks)."""
     key = name.strip().lower().replace("-", "_")
     if key not in _REFERENCE:
         raise InvalidParameterError(
-            f"No reference model of algorithm {name!r} for the exact risk oracle; known: {', '.join(sorted(_REFERENCE))}."
+            f"No reference model of algorithm {name!r} for the exact risk oracle; known: {', '.join(sorted(_REFERENCE))}"
+            " (import ktype.attacks.transparent to add the attacked baselines opt_gen, vul_gen, mask, mondrian_ldiv)."
         )
     return _REFERENCE[key]
 
