@@ -414,3 +414,32 @@ def test_value_set_labels_and_cells():
     # the hierarchy view (lo/hi) is the closure: the root of a flat hierarchy
     assert (rel.lo[:, 1] == 0).all() and (rel.hi[:, 1] == 2).all()
     assert math.isclose(gcp(rel), ((5 + 4 + 8 + 1) / 9 + 4 * (1 / 2)) / 8)
+
+
+# ---------------------------------------------------------------------------- baselines
+def test_nh_ring_is_k_regular_on_k_to_2k_minus_1_segments():
+    from ktype.algorithms.freeform.baselines import ring_graph
+
+    for n, k in [(10, 3), (17, 4), (9, 9), (25, 5)]:
+        pre = ring_graph(n, k)
+        assert (np.bincount(pre.ravel(), minlength=n) == k).all()
+        assert (np.sort(pre, axis=1)[:, 1:] != np.sort(pre, axis=1)[:, :-1]).all()
+        seg = blocks(n, k)
+        size = np.diff(seg)
+        assert (size >= k).all() and (size <= 2 * k - 1).all()
+        block_of = np.searchsorted(seg, np.arange(n), side="right") - 1
+        assert (block_of[pre] == block_of[:, None]).all()
+
+
+@_SETTINGS
+@given(ds=tables(min_n=4, max_n=7))
+def test_mincostflow_is_optimal_at_k2_and_never_beats_the_mip(ds):
+    """Spec §6 item 9: at k = 2, GCP(Hungarian) = GCP(minCostFlow) = the optimum with the
+    identity; for k = 3 minCostFlow is a valid, not better-than-optimal, release."""
+    mcf = get_algorithm("freeform_mincostflow")
+    opt = gcp(get_algorithm("freeform_mip").func(ds, FreeformKAnonymity(2), rng=0))
+    assert math.isclose(gcp(mcf.func(ds, FreeformKAnonymity(2), rng=0)), opt, rel_tol=1e-7, abs_tol=1e-9)
+    if ds.n >= 4:
+        rel = mcf.func(ds, FreeformKAnonymity(3), rng=0)
+        assert FreeformKAnonymity(3).check(rel).satisfied
+        assert gcp(rel) >= gcp(get_algorithm("freeform_mip").func(ds, FreeformKAnonymity(3), rng=0)) - 1e-9

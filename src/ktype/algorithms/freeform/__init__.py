@@ -5,4 +5,4 @@ k-regular; the published true assignment is one of k disjoint perfect matchings,
 uniformly with secret randomness. See docs/freeform.md.
 """
 
-from . import heuristics, mip  # noqa: F401
+from . import baselines, heuristics, mip  # noqa: F401
