@@ -180,17 +180,10 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
 
 
 @njit(cache=True)
-def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, matchT):  # pragma: no cover - compiled
-    """One iteration of SortGreedy (Alg. 2): scan all available edges by ascending weight
-    (stable: ties by record position, then post-image position) and keep an edge whose
-    ends are both free; then resolve the left-over records by single swaps with their
-    lexicographic neighbours (pos−1, pos+1, pos−2, ...). Returns 0, or -1 on failure."""
-    m = xnum.shape[0]
-    W = _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t).ravel()
-    order = np.argsort(W, kind="mergesort")
-    cnt = 0
+def _scan(W, order, m, matchS, matchT, cnt):  # pragma: no cover - compiled
+    """Keep each edge of ``order`` whose ends are both free (Alg. 2 lines 2-7)."""
     for e in order:
-        if W[e] == _INF or cnt == m:
+        if cnt == m or W[e] == _INF:
             break
         i = e // m
         j = e % m
@@ -198,6 +191,34 @@ def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, match
             matchS[i] = j
             matchT[j] = i
             cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, matchT):  # pragma: no cover - compiled
+    """One iteration of SortGreedy (Alg. 2): scan all available edges by ascending weight
+    (stable: ties by record position, then post-image position) and keep an edge whose
+    ends are both free; then resolve the left-over records by single swaps with their
+    lexicographic neighbours (pos−1, pos+1, pos−2, ...). Returns 0, or -1 on failure."""
+    m = xnum.shape[0]
+    W = _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t).ravel()
+    # The scan order is the stable sort of all edges by weight. It is produced in two
+    # chunks with the same result: first the edges lighter than the (4m)-th smallest
+    # weight ``tau``; then, if some vertices are still free, only the edges between free
+    # vertices with weight >= tau (an edge lighter than tau between two vertices still
+    # free would have been taken in chunk 1, and edges at a matched vertex are skipped).
+    kth = 4 * m
+    tau = _INF
+    if kth < m * m:
+        tau = np.partition(W, kth)[kth]
+    sel = np.flatnonzero(W < tau)
+    cnt = _scan(W, sel[np.argsort(W[sel], kind="mergesort")], m, matchS, matchT, 0)
+    if cnt < m:
+        fs = np.flatnonzero(matchS < 0)
+        ft = np.flatnonzero(matchT < 0)
+        cand = (fs[:, None] * m + ft[None, :]).ravel()
+        cand = cand[(W[cand] >= tau) & (W[cand] < _INF)]
+        cnt = _scan(W, cand[np.argsort(W[cand], kind="mergesort")], m, matchS, matchT, cnt)
     if cnt == m:
         return 0
     free = np.empty(m, dtype=np.int64)
