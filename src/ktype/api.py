@@ -22,6 +22,7 @@ def _model_classes() -> dict[str, type]:
     from .models import ktype_models as km
     from .models import ldiversity as ld
     from .models import tcloseness as tc
+    from .models.freeform import FreeformKAnonymity
     from .models.kanonymity import KAnonymity
     from .models.transparent import TransparentLDiversity
 
@@ -31,6 +32,7 @@ def _model_classes() -> dict[str, type]:
         "k1-anonymity": km.KOneAnonymity,
         "kk-anonymity": km.KKAnonymity,
         "k-concealment": km.KConcealment,
+        "freeform-k-anonymity": FreeformKAnonymity,
         "distinct-l-diversity": ld.DistinctLDiversity,
         "entropy-l-diversity": ld.EntropyLDiversity,
         "recursive-cl-diversity": ld.RecursiveCLDiversity,
@@ -42,7 +44,7 @@ def _model_classes() -> dict[str, type]:
 
 
 MODEL_NAMES = (
-    "k-anonymity", "1k-anonymity", "k1-anonymity", "kk-anonymity", "k-concealment",
+    "k-anonymity", "1k-anonymity", "k1-anonymity", "kk-anonymity", "k-concealment", "freeform-k-anonymity",
     "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity", "frequency-l-diversity",
     "p-sensitivity", "t-closeness",
 )
@@ -51,7 +53,7 @@ MODEL_NAMES = (
 def model_from_name(name: str, **params: Any) -> PrivacyModel:
     """Build a model from its CLI name (``"k-anonymity"``, ``"k-concealment"``, ...)."""
     key = name.strip().lower().replace("_", "-").replace("(", "").replace(")", "").replace(",", "")
-    aliases = {"kanonymity": "k-anonymity", "l-diversity": "distinct-l-diversity", "kconcealment": "k-concealment"}
+    aliases = {"kanonymity": "k-anonymity", "l-diversity": "distinct-l-diversity", "kconcealment": "k-concealment", "freeform": "freeform-k-anonymity"}
     key = aliases.get(key, key)
     classes = _model_classes()
     if key not in classes:

@@ -443,3 +443,23 @@ def test_mincostflow_is_optimal_at_k2_and_never_beats_the_mip(ds):
         rel = mcf.func(ds, FreeformKAnonymity(3), rng=0)
         assert FreeformKAnonymity(3).check(rel).satisfied
         assert gcp(rel) >= gcp(get_algorithm("freeform_mip").func(ds, FreeformKAnonymity(3), rng=0)) - 1e-9
+
+
+def test_cli_freeform_sortgreedy_with_partitions(tmp_path):
+    from typer.testing import CliRunner
+
+    from ktype.cli import app
+    from ktype.datasets.synthetic import census
+
+    path = tmp_path / "census.csv"
+    census(400, rng=0).to_csv(path, index=False)
+    out = tmp_path / "out.csv"
+    res = CliRunner().invoke(
+        app,
+        ["anonymize", str(path), "--qi", "Age,Gender,Marital Status,Country", "--sensitive", "Occupation", "-H", "Age=ordered",
+         "--k", "5", "--model", "freeform", "--algorithm", "freeform_sortgreedy", "-o", "partition_size=150", "--output", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    df = pd.read_csv(out)
+    assert len(df) == 400 and df["Age"].str.match(r"^(\[\d+-\d+\]|\d+)$").all()
+    assert df["Country"].str.startswith("{").any()  # value sets
