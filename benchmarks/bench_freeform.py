@@ -1,0 +1,157 @@
+"""Benchmark of freeform generalization (Doka et al. 2015) on synthetic CENSUS data.
+
+Goals (issue 10), on this 2-core machine:
+
+* ``sortgreedy_1m`` — SortGreedy, partitions of 150, 1,000,000 CENSUS-schema rows, k = 10:
+  under 3 minutes including the randomized assignment, peak memory under 4 GiB;
+* ``greedy_64k`` — Greedy without partitions on 64,000 rows, k = 15: under 10 minutes
+  (with candidate pruning, ``candidates``; the exact scan is timed on a smaller table);
+* ``mip_14`` — the MIP optimum on 14 tuples, k = 4: under 5 seconds (10 random tables).
+
+Usage::
+
+    python benchmarks/bench_freeform.py            # all three, full size (several minutes)
+    python benchmarks/bench_freeform.py --quick    # 100k / 8k rows, 3 MIP tables
+    python benchmarks/bench_freeform.py --only mip_14
+
+Each configuration runs in a fresh subprocess so that its peak RSS is its own. Times come
+from the release provenance: ``algorithm_s`` (graph + randomized assignment + release) and
+``verification_s`` (the registry's independent checker). The 1-minute load average is
+recorded before and after each run: the machine is shared, so numbers taken under load are
+pessimistic. Results: ``benchmarks/results/freeform.json`` and ``freeform.md`` (atomic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results"
+
+CONFIGS = {
+    "sortgreedy_1m": {"algorithm": "freeform_sortgreedy", "n": 1_000_000, "k": 10, "options": {"partition_size": 150}, "goal_s": 180},
+    "greedy_64k": {"algorithm": "freeform_greedy", "n": 64_000, "k": 15, "options": {"candidates": 2000}, "goal_s": 600},
+    "greedy_exact_16k": {"algorithm": "freeform_greedy", "n": 16_000, "k": 15, "options": {}, "goal_s": None},
+    "mip_14": {"algorithm": "freeform_mip", "n": 14, "k": 4, "options": {}, "goal_s": 5, "tables": 10},
+}
+QUICK = {"sortgreedy_1m": {"n": 100_000}, "greedy_64k": {"n": 8_000}, "greedy_exact_16k": {"n": 4_000}, "mip_14": {"tables": 3}}
+
+
+def run_one(cfg: dict) -> dict:
+    """Run one configuration in this process and return its measurements."""
+    from ktype.algorithms import get_algorithm
+    from ktype.datasets.synthetic import census_dataset
+    from ktype.measures import gcp
+    from ktype.models.freeform import FreeformKAnonymity
+
+    algo = get_algorithm(cfg["algorithm"])
+    warm = census_dataset(12, rng=0)  # JIT warm-up / cache load
+    algo.func(warm, FreeformKAnonymity(3), rng=0)
+    out: dict = {"load_before": round(os.getloadavg()[0], 2), "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+    runs = []
+    for t in range(int(cfg.get("tables", 1))):
+        t0 = time.perf_counter()
+        ds = census_dataset(cfg["n"], rng=1 + t)
+        t1 = time.perf_counter()
+        rel = algo.func(ds, FreeformKAnonymity(cfg["k"]), rng=100 + t, **cfg["options"])
+        t2 = time.perf_counter()
+        tim = rel.provenance["timings"]
+        runs.append(
+            {
+                "data_s": round(t1 - t0, 3),
+                "run_s": round(t2 - t1, 3),
+                "algorithm_s": tim["algorithm_s"],
+                "verification_s": tim["verification_s"],
+                "gcp": gcp(rel),
+            }
+        )
+    out["runs"] = runs
+    out["run_s_max"] = max(r["run_s"] for r in runs)
+    out["run_s_mean"] = sum(r["run_s"] for r in runs) / len(runs)
+    out["gcp_mean"] = sum(r["gcp"] for r in runs) / len(runs)
+    out["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    out["load_after"] = round(os.getloadavg()[0], 2)
+    return out
+
+
+def _atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _markdown(results: dict) -> str:
+    lines = [
+        "# Freeform generalization benchmark (`benchmarks/bench_freeform.py`)",
+        "",
+        f"Machine: {results['env']['cpus']} CPUs (shared with other jobs), Python {results['env']['python']}. "
+        "Load = 1-minute load average before / after the run; with load far above the CPU count the "
+        "times are pessimistic.",
+        "",
+        "| config | algorithm | rows | k | options | run (s) | algorithm (s) | verification (s) | GCP | peak RSS (MiB) | goal | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in results["configs"].items():
+        c = r["config"]
+        if "error" in r:
+            lines.append(f"| {name} | {c['algorithm']} | {c['n']:,} | {c['k']} | {c['options']} | error: {r['error']} | | | | | | |")
+            continue
+        run = r["runs"][0] if len(r["runs"]) == 1 else None
+        alg = f"{run['algorithm_s']:.2f}" if run else f"mean {r['run_s_mean']:.2f}"
+        ver = f"{run['verification_s']:.2f}" if run else ""
+        tables = f" ({len(r['runs'])} tables, max)" if len(r["runs"]) > 1 else ""
+        goal = f"< {c['goal_s']} s" if c.get("goal_s") else "-"
+        lines.append(
+            f"| {name} | {c['algorithm']} | {c['n']:,} | {c['k']} | {c['options']} | {r['run_s_max']:.2f}{tables} | {alg} | {ver} | "
+            f"{r['gcp_mean']:.4f} | {r['peak_rss_mib']:.0f} | {goal} | {r['load_before']} / {r['load_after']} |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", nargs="*", choices=sorted(CONFIGS))
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--out", type=Path, default=OUT)
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(run_one(json.loads(a.one))))
+        return
+    names = a.only or list(CONFIGS)
+    path = a.out / ("freeform-quick.json" if a.quick else "freeform.json")
+    results = json.loads(path.read_text()) if path.exists() else {"configs": {}}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    results["env"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "commit": commit}
+    for name in names:
+        cfg = {**CONFIGS[name], **(QUICK.get(name, {}) if a.quick else {})}
+        print(f"{name}: {cfg}", flush=True)
+        try:
+            proc = subprocess.run(
+                [sys.executable, __file__, "--one", json.dumps(cfg)], capture_output=True, text=True, timeout=a.timeout, check=True
+            )
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+        except subprocess.TimeoutExpired:
+            res = {"error": f"timeout after {a.timeout:.0f} s"}
+        except subprocess.CalledProcessError as e:
+            res = {"error": e.stderr.strip().splitlines()[-1] if e.stderr.strip() else "failed"}
+        res["config"] = cfg
+        results["configs"][name] = res
+        print(json.dumps({k: v for k, v in res.items() if k != "runs"}), flush=True)
+        a.out.mkdir(parents=True, exist_ok=True)
+        _atomic(path, json.dumps(results, indent=2))
+        _atomic(path.with_suffix(".md"), _markdown(results))
+
+
+if __name__ == "__main__":
+    main()
