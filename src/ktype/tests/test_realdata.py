@@ -325,3 +325,38 @@ def test_line_numbers_survive_blank_lines_and_quoted_line_breaks(tmp_path):
     p.write_text("age,zip\n30,02139\n40,02138\n,02139\n")
     res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-k", "1"])
     assert res.exit_code == 2 and "(first at line 4)" in msg(res)
+
+
+@settings(max_examples=30, deadline=None)
+@given(vals=st.one_of(ints, texts, dates), cut=st.integers(1, 4), data=st.data(), missing=st.booleans())
+def test_labels_roundtrip_subsets_and_tables(vals, cut, data, missing):
+    """User-labelled kinds: a laminar family (from_subsets, possibly ragged) and an ARX-style
+    level table (from_table) over numbers (negatives included), text and dates."""
+    dom = sorted(pd.Series(vals).tolist())
+    keys = [k for k in builders.value_keys(dom)]
+    chunks = [dom[i:i + cut] for i in range(0, len(dom), cut)]
+    h = builders.from_subsets(dom, chunks, name="s")
+    if missing:
+        h = builders.with_missing(h)
+    _roundtrip(h, data)
+    rows = [[k, f"g{i // cut}", f"G{i // (2 * cut)}", "*"] for i, k in enumerate(keys)]
+    t = builders.from_table(rows, name="t")
+    _roundtrip(t, data)
+
+
+def test_python_save_refuses_links_and_unknown_extensions(tmp_path):
+    import ktype
+    from ktype.exceptions import OutputPathError
+
+    ds = Dataset(pd.DataFrame({"age": range(20)}), quasi_identifiers=["age"])
+    rel = ktype.anonymize(ds, k=2)
+    target = tmp_path / "keep.csv"
+    target.write_text("keep\n")
+    (tmp_path / "link.csv").symlink_to(target)
+    with pytest.raises(OutputPathError, match="symbolic link"):
+        rel.save(tmp_path / "link.csv")
+    assert target.read_text() == "keep\n"
+    with pytest.raises(OutputPathError, match=r"\.xlsx is not supported"):
+        rel.save(tmp_path / "r.xlsx")
+    rel.save(tmp_path / "r.data", format="parquet")
+    assert len(pd.read_parquet(tmp_path / "r.data")) == 20
