@@ -5,4 +5,4 @@ optional feature, so no import is guarded.
 """
 
 from . import freeform, fulldomain, mondrian, transparent  # noqa: F401
-from .local import pipelines  # noqa: F401
+from .local import iterative, pipelines  # noqa: F401
