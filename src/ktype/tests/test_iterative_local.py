@@ -100,7 +100,7 @@ def _set_partitions(items):
 def _optimal_lm(ds: Dataset, k: int) -> float:
     """Brute force: min over all partitions; blocks of >= k rows publish their closure, smaller
     blocks are suppressed (1 per cell)."""
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     best = np.inf
     for part in _set_partitions(list(range(ds.n))):
         tot = 0.0
@@ -132,7 +132,7 @@ def test_node_order_is_ascending_loss():
     assert len(nodes) == np.prod([h.height + 1 for h in ds.hierarchies])
     assert (np.diff(cost) >= -1e-12).all() and cost[0] == 0.0 and (nodes[0] == 0).all()
     # the node loss equals flash's 'loss' value of that node with nothing to suppress (k=1)
-    res = lattice_search(ds, KAnonymity(1), algorithm="exhaustive", measure="loss")
+    res = lattice_search(ds, KAnonymity(1), algorithm="exhaustive", measure="loss_metric")
     ids = {tuple(lv): i for i, lv in enumerate(res.levels.tolist())}
     got = np.array([res.values[ids[tuple(lv)]] for lv in nodes.tolist()])
     assert np.allclose(got, cost)
@@ -176,7 +176,7 @@ def test_fixture_values():
     # bottom node: {4,5} (30, f). Next node by loss: age in 10-year bins (LM 9/39 per cell,
     # node loss (9/39)/2 < sex suppressed, 1/2): {0,2} (20-29, f) and {1,3} (20-29, m)
     assert _as_sets(lab) == sorted([frozenset({4, 5}), frozenset({0, 2}), frozenset({1, 3})], key=sorted)
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     lab2, sup = merge_remainder(p, lab, 2)
     # row 6 (35, m): joining {1,3} makes age 20-39 (19/39): growth 3*(19/39)/2 - 2*(9/39)/2 < 1;
     # joining {4,5} would cost 3*(9/39 + 1)/2 > 1
@@ -192,7 +192,7 @@ def test_weight_one_first_iteration_is_the_lm_optimum():
     from ktype.data.bundled import load_adult
 
     ds = load_adult(quasi_identifiers=["sex", "age", "race", "marital-status"], n=400)
-    res = lattice_search(ds, KAnonymity(4), algorithm="exhaustive", measure="loss", max_suppression=1.0)
+    res = lattice_search(ds, KAnonymity(4), algorithm="exhaustive", measure="loss_metric", max_suppression=1.0)
     _, it_of, used = weighted_iterations(ds, 4, 1.0)
     best = res.levels[np.nanargmin(np.where(res.suppressed < ds.n, res.values, np.inf))]
     assert used[0] == best.tolist()
@@ -217,7 +217,7 @@ def _total(p: Problem, lab: np.ndarray) -> float:
 @given(tables(n_min=4, n_max=12), st.integers(1, 3), st.integers(0, 2**31 - 1))
 def test_refine_reaches_a_move_local_optimum(ds, k, seed):
     assume(2 * k <= ds.n)
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     # a random partition into classes of >= k rows
     rng = np.random.default_rng(seed)
     perm = rng.permutation(ds.n)
@@ -256,16 +256,16 @@ def test_refine_lowers_adult_loss():
 def test_merge_remainder_never_costs_more_than_suppression():
     h = Hierarchy.intervals(range(40), [10, 20], name="age")
     ds = Dataset(pd.DataFrame({"age": [1, 1, 2, 2, 39]}), quasi_identifiers=["age"], hierarchies={"age": h})
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     lab = np.array([0, 0, 0, 0, -1])
     new, sup = merge_remainder(p, lab, 4)
     # joining costs 5 * 1 - 4 * 9/39 > 1: suppressing row 4 is cheaper
     assert sup.tolist() == [False] * 4 + [True]
     lab = np.array([0, 0, 1, 1, -1])
     ds2 = Dataset(pd.DataFrame({"age": [1, 1, 2, 2, 3]}), quasi_identifiers=["age"], hierarchies={"age": h})
-    new, sup = merge_remainder(Problem.from_dataset(ds2, "lm"), lab, 2)
+    new, sup = merge_remainder(Problem.from_dataset(ds2, "loss_metric"), lab, 2)
     assert not sup.any() and len(np.unique(new)) == 2
-    LO, HI = cluster_boxes(Problem.from_dataset(ds2, "lm"), new)
+    LO, HI = cluster_boxes(Problem.from_dataset(ds2, "loss_metric"), new)
     assert (LO <= ds2.X).all() and (ds2.X <= HI).all()
 
 
@@ -273,7 +273,7 @@ def test_merge_remainder_suppresses_when_joining_costs_more_than_one():
     h = Hierarchy.intervals(range(40), [10, 20], name="age")
     # class {1,1,2,2} (0-9: 9/39); row 12 joining makes 0-19: growth 5*19/39 - 4*9/39 = 59/39 > 1
     ds = Dataset(pd.DataFrame({"age": [1, 1, 2, 2, 12]}), quasi_identifiers=["age"], hierarchies={"age": h})
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     new, sup = merge_remainder(p, np.array([0, 0, 0, 0, -1]), 4)
     assert sup.tolist() == [False] * 4 + [True]
 
@@ -282,7 +282,7 @@ def test_merge_remainder_suppresses_when_joining_costs_more_than_one():
 @given(tables(n_min=4, n_max=10), st.integers(2, 4))
 def test_merge_remainder_beats_suppressing(ds, k):
     assume(k <= ds.n)
-    p = Problem.from_dataset(ds, "lm")
+    p = Problem.from_dataset(ds, "loss_metric")
     lab, _, _ = sweep_partition(ds, k)
     assume((lab < 0).any() and (lab >= 0).any())
     new, sup = merge_remainder(p, lab, k)

@@ -11,12 +11,12 @@ Two iteration rules are implemented (``suppression_weight`` λ, ARX's generaliza
 suppression weighting of the loss metric):
 
 * ``λ > 0`` (:func:`weighted_iterations`). Each iteration runs the exhaustive lattice search
-  (:func:`ktype.algorithms.fulldomain.lattice_search`, measure ``loss``, suppression limit
+  (:func:`ktype.algorithms.fulldomain.lattice_search`, measure ``loss_metric``, suppression limit
   100 %) on the records still unreleased and takes the node minimizing
   ``G + λ·r·S`` where ``G`` is the generalization loss (sum of LM cell costs) of the
   records the node releases and ``S`` the number it suppresses (each suppressed record has
   ``r`` cells). λ = 1 is the plain LM objective (a suppressed cell costs 1 like the root),
-  so the first iteration equals ``flash(measure="loss", max_suppression=1)``.
+  so the first iteration equals ``flash(measure="loss_metric", max_suppression=1)``.
 * ``λ = 0`` (:func:`sweep_partition`, the default). With free suppression an iteration's
   best node is the least generalizing node that still releases a class; since the
   remaining records only shrink, a node that releases nothing never does later. The
@@ -219,10 +219,10 @@ def weighted_iterations(dataset: Dataset, k: int, weight: float) -> tuple[np.nda
     hs = dataset.hierarchies
     while len(rem) >= k:
         sub = dataset.subset(rem)
-        res = lattice_search(sub, KAnonymity(k), algorithm="exhaustive", measure="loss", max_suppression=1.0)
+        res = lattice_search(sub, KAnonymity(k), algorithm="exhaustive", measure="loss_metric", max_suppression=1.0)
         ns = len(rem)
         sup = res.suppressed.astype(np.float64)
-        # value = (G + r·S)/(ns·r) for the loss measure (a suppressed cell costs the root, 1)
+        # value = (G + r·S)/(ns·r) for the loss_metric measure (a suppressed cell costs the root, 1)
         gen = res.values * ns * r - sup * r
         obj = gen + weight * r * sup
         obj[(sup >= ns) | ~np.isfinite(res.values)] = np.inf
@@ -353,7 +353,7 @@ def check_partition(problem: Problem, labels: np.ndarray, suppressed: np.ndarray
 
 # ---------------------------------------------------------------------------- registered algorithm
 def _iterative_impl(dataset: Dataset, k: int, suppression_weight: float, refine: bool) -> Release:
-    p = Problem.from_dataset(dataset, "lm")
+    p = Problem.from_dataset(dataset, "loss_metric")
     info: dict = {"suppression_weight": suppression_weight, "refine": refine}
     if suppression_weight == 0.0:
         lab, _, _ = sweep_partition(dataset, k)

@@ -80,15 +80,21 @@ def _insert_cost(X, x, B, rlo, rhi, ctab, size, cst):  # pragma: no cover - comp
 
 
 @njit(cache=True, parallel=True)
-def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, out_b, out_d):  # pragma: no cover
-    """For each candidate record, the class minimizing the insertion cost (snapshot)."""
-    nc = size.shape[0]
+def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost, out_b, out_d):  # pragma: no cover
+    """For each candidate record, the class minimizing the insertion cost (snapshot).
+
+    Classes are scanned in ascending ``d(B)``; the insertion cost is at least ``d(B)``
+    (``(|B|+1)·d(B ∪ x) − |B|·d(B) >= d(B ∪ x) >= d(B)``), so the scan stops at the first
+    class whose ``d(B)`` reaches the best cost found (or the removal gain)."""
     for t in prange(cand.shape[0]):
         x = cand[t]
         A = lab[x]
         best = gain[t]
         bb = -1
-        for B in range(nc):
+        for q in range(by_cost.shape[0]):
+            B = by_cost[q]
+            if cst[B] >= best:
+                break
             if B == A or not alive[B]:
                 continue
             d = _insert_cost(X, x, B, rlo, rhi, ctab, size, cst)
@@ -177,7 +183,8 @@ def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cs
                 q += 1
         out_b = np.full(ncand, -1, dtype=np.int64)
         out_d = np.zeros(ncand)
-        _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, out_b, out_d)
+        by_cost = np.argsort(cst, kind="mergesort")
+        _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost, out_b, out_d)
         applied = 0
         # apply the most profitable moves first, each re-checked on the current state
         prof = np.empty(ncand)
@@ -241,6 +248,8 @@ def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # p
     nc = size.shape[0]
     r = X.shape[1]
     order = np.argsort(-cst, kind="mergesort")
+    by_cost = np.argsort(cst, kind="mergesort")
+    old = cst.copy()  # d(B) only grows here (classes only gain records): a valid lower bound
     tlo = rlo.copy()
     thi = rhi.copy()
     tsize = size.copy()
@@ -260,9 +269,12 @@ def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # p
         target = np.empty(size[C], dtype=np.int64)
         q = 0
         while x >= 0:
-            best = np.inf
+            best = own - total  # a target costing more than what is left of the budget is useless
             bb = -1
-            for B in range(nc):
+            for qq in range(nc):
+                B = by_cost[qq]
+                if old[B] >= best:
+                    break
                 if B == C or not alive[B]:
                     continue
                 d = _insert_cost(X, x, B, tlo, thi, ctab, tsize, tcst)
@@ -334,10 +346,14 @@ def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # p
 
 
 def refine_moves(
-    problem: Problem, labels: np.ndarray, k: int, *, max_rounds: int = 20, max_outer: int = 4
+    problem: Problem, labels: np.ndarray, k: int, *, max_rounds: int = 2, max_outer: int = 2
 ) -> tuple[np.ndarray, dict]:
     """Improve a partition (labels ``0..c-1``, every class ``>= k``) by record moves.
 
+    Up to ``max_outer`` times: up to ``max_rounds`` rounds of single-record moves, then one
+    pass of class dissolution (most expensive classes first); stops early when a pass
+    changes nothing. The defaults (2, 2) keep most of the gain at a fraction of the cost of
+    running to convergence (Adult k=5: LM 0.04889 vs 0.04886, 14 s vs 33 s at load ~18).
     Returns the new labels (compacted to ``0..c'-1``: dissolved classes disappear) and
     ``{"moves", "rounds", "dissolved"}``. Needs the closure-cost table
     (:meth:`Problem.closure_cost_table`); raises ``NotImplementedError`` when the domains are
