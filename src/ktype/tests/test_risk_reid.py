@@ -171,3 +171,27 @@ def test_journalist_average_is_the_larger_of_el_emams_two_bounds():
     r = reidentification_risk(sample, quasi_identifiers=["a"], population=pop)
     assert r.journalist.average == pytest.approx(3 / 7)
     assert r.marketer == pytest.approx(5 / 12)
+
+
+def test_local_release_journalist_with_population_and_fraction():
+    pop_ds = ktype.load_adult(n=600)
+    ds = pop_ds.subset(np.arange(0, 600, 3))
+    rel = ktype.anonymize(ds, model=KConcealment(3), algorithm="k_concealment", rng=0)
+    r = reidentification_risk(rel, population=pop_ds.data)
+    keep = ~rel.suppressed
+    P = pop_ds.X
+    inside = ((P[None, :, :] >= rel.lo[keep][:, None, :]) & (P[None, :, :] <= rel.hi[keep][:, None, :])).all(axis=2)
+    assert np.allclose(np.sort(r.journalist.per_record), np.sort(1.0 / inside.sum(axis=1)))
+    # sampling fraction: Benedetti-Franconi with f = number of matches of each record
+    s = reidentification_risk(rel, sampling_fraction=0.25)
+    m = np.rint(1.0 / r.prosecutor.per_record).astype(int)
+    assert np.allclose(s.journalist.per_record, [_bf_bruteforce(int(x), 0.25) for x in m], rtol=1e-6)
+
+
+def test_suppressed_records_are_excluded():
+    ds = ktype.load_adult(n=1500)
+    rel = ktype.anonymize(ds, k=20, algorithm="flash", max_suppression=0.05)
+    assert rel.n_suppressed > 0
+    r = reidentification_risk(rel)
+    assert r.records == ds.n - rel.n_suppressed and r.suppressed == rel.n_suppressed
+    assert np.allclose(np.sort(r.prosecutor.per_record), np.sort(1.0 / _published_class_sizes(rel)))
