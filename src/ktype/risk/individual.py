@@ -170,8 +170,11 @@ def _weights(data: RiskData, weights: str | np.ndarray | Sequence[float], rows: 
     if isinstance(weights, str):
         frame = data.data if isinstance(data, Dataset) else data if isinstance(data, pd.DataFrame) else None
         if frame is None:
+            if data.source is None:  # type: ignore[union-attr]
+                raise DataError(f"The rows of a release read from a file are not linked to input rows, so the weight column "
+                                f"{weights!r} cannot be used; pass the weights of the published rows as an array.")
             frame = data.dataset.data  # type: ignore[union-attr]
-            rows = data.source[rows] if data.source is not None else rows  # type: ignore[union-attr]
+            rows = data.source[rows]  # type: ignore[union-attr]
         if weights not in frame.columns:
             raise DataError(f"Weight column {weights!r} is not in the table.")
         w = pd.to_numeric(frame[weights], errors="coerce").to_numpy(dtype=float)[rows]

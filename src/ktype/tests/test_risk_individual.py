@@ -66,3 +66,22 @@ def test_errors():
         individual_risk(df, quasi_identifiers=["a"], weights="nope")
     with pytest.raises(DataError, match="3 values for 2 records"):
         individual_risk(df, quasi_identifiers=["a"], weights=[1, 2, 3])
+
+
+def test_release_weights_follow_the_published_rows():
+    ds = ktype.load_adult(n=1200)
+    w = np.linspace(1, 50, ds.n)
+    data = ds.data.assign(w=w)
+    ds2 = ktype.Dataset(data, quasi_identifiers=ds.quasi_identifiers, hierarchies=dict(zip(ds.quasi_identifiers, ds.hierarchies)))
+    rel = ktype.anonymize(ds2, k=5)
+    r = individual_risk(rel, weights="w")
+    pub = rel.to_pandas()
+    g = pub.groupby(ds.quasi_identifiers)["w"]
+    f, F = g.transform("size").to_numpy(), g.transform("sum").to_numpy()
+    expect = np.array([_bruteforce(int(a), a / b) for a, b in zip(f, F)])
+    assert np.allclose(np.sort(r.per_record), np.sort(expect), rtol=1e-7)
+    from ktype.api import parse_release
+
+    read_back = parse_release(ds2, pub)
+    with pytest.raises(DataError, match="not linked to input rows"):
+        individual_risk(read_back, weights="w")
