@@ -593,6 +593,8 @@ def _print_risk(rep: dict[str, Any]) -> None:
             tab.add_row(model, label, *[_fmt_num(rep[c][model][key]) for c in cols])
     tab.add_row("marketer", "expected share re-identified", *[_fmt_num(rep[c]["marketer"]) for c in cols])
     tab.add_row("", "sample uniques", *[_fmt_num(rep[c]["sample_uniques"]) for c in cols])
+    tab.add_row("", "records violating 2/3/5/10-anonymity",
+                *["/".join(f"{v:,}" for v in rep[c]["records_violating_k_anonymity"].values()) for c in cols])
     tab.add_row("", "records (suppressed)", *[f"{rep[c]['records']:,} ({rep[c]['suppressed']:,})" for c in cols])
     out.print(tab)
     if "release" in rep:

@@ -118,8 +118,33 @@ class ReidentificationRisk:
             "prosecutor": self.prosecutor.to_dict(),
             "journalist": self.journalist.to_dict(),
             "marketer": self.marketer,
+            "records_violating_k_anonymity": self.k_anonymity_violations(),
+            "prosecutor_risk_distribution": self.risk_distribution(),
             **self.extra,
         }
+
+    def k_anonymity_violations(self, ks: tuple[int, ...] = (2, 3, 5, 10)) -> dict[int, int]:
+        """Records whose prosecutor risk exceeds ``1/k`` (in a class smaller than ``k``, or with
+        fewer than ``k`` matches), for each ``k``: sdcMicro's "observations violating
+        k-anonymity"."""
+        r = self.prosecutor.per_record
+        return {int(k): int((r > 1.0 / k + 1e-12).sum()) for k in ks}
+
+    def risk_distribution(self, model: str = "prosecutor") -> dict[str, float]:
+        """Share of records per risk interval ``(a, b]`` (ARX's risk distribution view)."""
+        r = getattr(self, model).per_record
+        n = max(len(r), 1)
+        idx = np.searchsorted(RISK_BINS, r, side="left")  # r in (RISK_BINS[i-1], RISK_BINS[i]] -> i
+        counts = np.bincount(idx, minlength=len(RISK_BINS))
+        out = {f"<= {RISK_BINS[0]:g}": float(counts[0] / n)}
+        for i in range(1, len(RISK_BINS)):
+            out[f"({RISK_BINS[i - 1]:g}, {RISK_BINS[i]:g}]"] = float(counts[i] / n)
+        return out
+
+
+#: upper bounds of the risk intervals of :meth:`ReidentificationRisk.risk_distribution` (ARX's)
+RISK_BINS = np.array([1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1,
+                      0.12, 0.14, 0.16, 0.2, 0.25, 0.334, 0.5, 1.0])
 
 
 def _attacker(model: str, risk: np.ndarray, threshold: float, average: float | None = None) -> AttackerRisk:

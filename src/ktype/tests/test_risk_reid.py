@@ -195,3 +195,19 @@ def test_suppressed_records_are_excluded():
     r = reidentification_risk(rel)
     assert r.records == ds.n - rel.n_suppressed and r.suppressed == rel.n_suppressed
     assert np.allclose(np.sort(r.prosecutor.per_record), np.sort(1.0 / _published_class_sizes(rel)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows_st)
+def test_k_anonymity_violations_and_risk_distribution(rows):
+    df = _frame(rows)
+    r = reidentification_risk(df, quasi_identifiers=["a", "b", "c"])
+    size = df.groupby(["a", "b", "c"])["a"].transform("size").to_numpy()
+    assert r.k_anonymity_violations() == {k: int((size < k).sum()) for k in (2, 3, 5, 10)}
+    dist = r.risk_distribution()
+    assert sum(dist.values()) == pytest.approx(1.0)
+    assert dist["(0.5, 1]"] == pytest.approx(float((size == 1).mean()))
+    assert dist["(0.334, 0.5]"] == pytest.approx(float((size == 2).mean()))
+    assert dist["(0.25, 0.334]"] == pytest.approx(float((size == 3).mean()))
+    s = r.summary()
+    assert s["records_violating_k_anonymity"][2] == r.sample_uniques
