@@ -107,3 +107,60 @@ def test_mondrian_splits_the_widest_normalized_column():
     boxes = {tuple(sorted(ds.X[rel.source[(rel.lo[:, 1] == lo) & (rel.hi[:, 1] == hi)], 0].tolist()))
              for lo, hi in {(int(a), int(b)) for a, b in zip(rel.lo[:, 1], rel.hi[:, 1])}}
     assert boxes == {(0, 50), (10, 40)}, boxes  # b in {0,1} | {2,3}; by raw width: {0,10} | {40,50}
+
+
+# ---- measures/classes.py: mutants that survived the mutmut subset run (docs/mutation.md)
+def _small_release(suppress_first: int = 0):
+    df = pd.DataFrame({
+        "a": [1, 1, 2, 2, 2, 3],
+        "y": ["p", "q", "p", "p", None, "q"],
+        "s": ["x", "x", "y", "y", "x", "y"],
+    })
+    ds = ktype.Dataset(df, quasi_identifiers=["a"], sensitive=["s"], insensitive=["y"],
+                       hierarchies={"a": Hierarchy.ordered([1, 2, 3], name="a")})
+    sup = np.zeros(ds.n, dtype=bool)
+    sup[:suppress_first] = True
+    from ktype.release import Release
+
+    return ds, Release.build(ds, ds.X, ds.X, suppressed=sup, recoding="local")
+
+
+def test_class_sizes_marks_suppressed_rows_minus_one():
+    from ktype.measures import class_sizes
+
+    ds, rel = _small_release(suppress_first=2)
+    class_of, sizes = class_sizes(rel)
+    assert set(class_of[rel.suppressed].tolist()) == {-1}
+    assert (class_of[~rel.suppressed] >= 0).all() and sizes.sum() == ds.n - 2
+    assert class_of.dtype == np.int64 and sizes.dtype == np.int64
+    _, rel_all = _small_release(suppress_first=6)  # nothing published: no classes, same types
+    class_of, sizes = class_sizes(rel_all)
+    assert (class_of == -1).all() and len(sizes) == 0 and sizes.dtype == np.int64
+
+
+def test_average_class_size_k_validation():
+    from ktype.exceptions import InvalidParameterError
+    from ktype.measures import MeasureUnavailable, average_class_size
+
+    ds, rel = _small_release()
+    assert average_class_size(rel, k=1) == pytest.approx(6 / 3)  # classes a=1, 2, 3 (k=1 is valid)
+    with pytest.raises(MeasureUnavailable, match=r"average_class_size needs k=\.\.\."):
+        average_class_size(rel)
+    for bad in (0, True, "3", 2.5):
+        with pytest.raises(InvalidParameterError, match=r"The 'k' parameter of average_class_size must be an int"):
+            average_class_size(rel, k=bad)
+
+
+def test_classification_metric_label_errors_and_missing_labels():
+    from ktype.measures import MeasureUnavailable, classification_metric
+
+    ds, rel = _small_release()
+    with pytest.raises(MeasureUnavailable, match=r"sensitive: \['s'\], insensitive: \['y'\]"):
+        classification_metric(rel, label="a")
+    # a missing label is a label of its own (not dropped, not merged with another):
+    # class a=2 holds p, p, <missing>: one record off the majority; a=1 holds p, q: one
+    assert classification_metric(rel, label="y") == pytest.approx(2 / 6)
+    assert classification_metric(rel, label="s") == pytest.approx(1 / 6)  # a=2 holds y, y, x
+    unlinked = type(rel)(dataset=ds, lo=rel.lo, hi=rel.hi, suppressed=rel.suppressed, source=None, recoding="local")
+    with pytest.raises(MeasureUnavailable, match="classification_metric needs the original records"):
+        classification_metric(unlinked, label="y")
