@@ -43,15 +43,23 @@ def _top(dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return lo, hi, np.array([h.height for h in dataset.hierarchies])
 
 
+def _top_release(dataset, **provenance) -> Release:
+    lo, hi, lev = _top(dataset)
+    return Release.build(dataset, lo, hi, recoding="full-domain", levels=lev, provenance=provenance)
+
+
+def _identity_or_top(dataset, models) -> Release:
+    """The identity for k=1 (what the degenerate check wants there), the top node otherwise."""
+    return _identity(dataset) if models[0].k == 1 else _top_release(dataset)
+
+
 def _identity(dataset) -> Release:
     return Release.build(dataset, dataset.X, dataset.X, recoding="full-domain", levels=np.zeros(dataset.r, dtype=np.int64))
 
 
 def test_reported_objective_catches_a_false_objective(toy):
     def lies(dataset, models, *, measure="loss_metric"):
-        lo, hi, lev = _top(dataset)
-        return Release.build(dataset, lo, hi, recoding="full-domain", levels=lev,
-                             provenance={"objective": 0.0, "objective_measure": measure})
+        return _top_release(dataset, objective=0.0, objective_measure=measure)
 
     info = toy("toy_lies", lies, constraints={"measure": [Options(("loss_metric",))]})
     with pytest.raises(AssertionError, match="reports objective 0.0 but loss_metric of its release is 1.0"):
@@ -90,10 +98,7 @@ def test_degenerate_inputs_are_run(toy):
     def fragile(dataset, models, *, max_suppression=0.0):
         if dataset.n < 2:
             raise IndexError("fragile: needs two rows")
-        if models[0].k == 1:
-            return _identity(dataset)
-        lo, hi, lev = _top(dataset)
-        return Release.build(dataset, lo, hi, recoding="full-domain", levels=lev)
+        return _identity_or_top(dataset, models)
 
     info = toy("toy_fragile", fragile, constraints=dict(_SUP))
     with pytest.raises(IndexError, match="needs two rows"):
@@ -102,10 +107,7 @@ def test_degenerate_inputs_are_run(toy):
 
 def test_degenerate_inputs_need_the_identity_on_equal_rows(toy):
     def generalizes(dataset, models, *, max_suppression=0.0):
-        if models[0].k == 1:
-            return _identity(dataset)
-        lo, hi, lev = _top(dataset)
-        return Release.build(dataset, lo, hi, recoding="full-domain", levels=lev)
+        return _identity_or_top(dataset, models)
 
     info = toy("toy_generalizes", generalizes, constraints=dict(_SUP))
     with pytest.raises(AssertionError, match="table of equal rows .* must return the identity"):
@@ -117,8 +119,7 @@ def test_unusable_declared_model_is_not_skipped_silently(toy, monkeypatch):
     continue``); now it is an error naming the model."""
 
     def top(dataset, models):
-        lo, hi, lev = _top(dataset)
-        return Release.build(dataset, lo, hi, recoding="full-domain", levels=lev)
+        return _top_release(dataset)
 
     info = toy("toy_tclose", top, models=(KAnonymity, TCloseness), constraints={})
     monkeypatch.setitem(ac._DEFAULT_PARAMS, "TCloseness", {"t": 0.5, "distance": "hierarchical"})
