@@ -463,3 +463,17 @@ def test_cli_freeform_sortgreedy_with_partitions(tmp_path):
     df = pd.read_csv(out)
     assert len(df) == 400 and df["Age"].str.match(r"^(\[\d+-\d+\]|\d+)$").all()
     assert df["Country"].str.startswith("{").any()  # value sets
+
+
+@pytest.mark.parametrize("n, k, seed", [(300, 8, 0), (500, 15, 1), (64, 20, 2)])
+def test_greedy_pruning_is_exact(n, k, seed):
+    """Greedy's lower-bound pruning returns exactly the full scan's graph."""
+    from ktype.algorithms.freeform import _kernels as K
+
+    p = Problem.from_dataset(_census(n, seed))
+    starts = blocks(n, None)
+    pruned, c_pruned = build_graph(p, k, "greedy", starts)
+    full = np.empty((n, k), dtype=np.int64)
+    costs = np.zeros((1, k))
+    assert (K.run_blocks(p.xnum, p.xcat, p.wcat, p.n_words, k, 0, 0, starts, full, costs) == 0).all()
+    assert np.array_equal(pruned, full) and np.allclose(c_pruned, costs[0])

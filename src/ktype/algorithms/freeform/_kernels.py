@@ -137,7 +137,94 @@ def _swap_in(xnum, xcat, wcat, lo, hi, bits, post, t, i, matchS, matchT, free, f
 
 
 @njit(cache=True)
-def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, matchT):  # pragma: no cover - compiled
+def _has(bits, j, c, v):  # pragma: no cover - compiled
+    return (bits[j, c, v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
+
+
+@njit(cache=True)
+def _value_lists(bits, c, m_c):  # pragma: no cover - compiled
+    """CSR lists: for each value ``v`` of categorical column ``c``, the boxes containing it."""
+    n = bits.shape[0]
+    cnt = np.zeros(m_c + 1, dtype=np.int64)
+    for j in range(n):
+        for v in range(m_c):
+            if _has(bits, j, c, v):
+                cnt[v + 1] += 1
+    ptr = np.cumsum(cnt)
+    idx = np.empty(ptr[-1], dtype=np.int64)
+    fill = ptr[:-1].copy()
+    for j in range(n):
+        for v in range(m_c):
+            if _has(bits, j, c, v):
+                idx[fill[v]] = j
+                fill[v] += 1
+    return ptr, idx
+
+
+@njit(cache=True)
+def _pair_lists(bits, c1, m1, c2, m2):  # pragma: no cover - compiled
+    """CSR lists over value pairs ``(v1, v2)``: the boxes containing both."""
+    n = bits.shape[0]
+    cnt = np.zeros(m1 * m2 + 1, dtype=np.int64)
+    for j in range(n):
+        for v1 in range(m1):
+            if _has(bits, j, c1, v1):
+                for v2 in range(m2):
+                    if _has(bits, j, c2, v2):
+                        cnt[v1 * m2 + v2 + 1] += 1
+    ptr = np.cumsum(cnt)
+    idx = np.empty(ptr[-1], dtype=np.int64)
+    fill = ptr[:-1].copy()
+    for j in range(n):
+        for v1 in range(m1):
+            if _has(bits, j, c1, v1):
+                for v2 in range(m2):
+                    if _has(bits, j, c2, v2):
+                        idx[fill[v1 * m2 + v2]] = j
+                        fill[v1 * m2 + v2] += 1
+    return ptr, idx
+
+
+@njit(cache=True)
+def _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, lst, isfree, skip_c, skip_v, best, bj):  # pragma: no cover - compiled
+    """Cheapest free, available box of ``lst`` for ``i`` (boxes holding ``skip_v`` in column
+    ``skip_c`` are skipped: already scanned); ties by lowest id."""
+    for j in lst:
+        if not isfree[j]:
+            continue
+        if skip_c >= 0 and _has(bits, j, skip_c, skip_v):
+            continue
+        if _is_used(post, t, i, j):
+            continue
+        w = _weight(xnum, xcat, wcat, lo, hi, bits, i, j)
+        if w < best or (w == best and j < bj):
+            best = w
+            bj = j
+    return best, bj
+
+
+@njit(cache=True)
+def _pruned_best(xnum, xcat, wcat, lo, hi, bits, post, t, i, isfree, free, nfree, c1, c2, p1, i1, p12, i12, m2):  # pragma: no cover - compiled
+    """Exact cheapest available box for ``i`` with lower-bound pruning on the two
+    categorical columns of largest weight ``c1``, ``c2`` (``wcat[c1] >= wcat[c2]``): boxes
+    holding both of ``i``'s values first (bound 0), then those holding only its ``c1``
+    value (bound ``wcat[c2]``), then the rest (bound ``wcat[c1]``); a class is skipped when
+    the best weight found is below its bound, so the result equals the full scan's."""
+    a = xcat[i, c1]
+    b = xcat[i, c2]
+    best = _INF
+    bj = -1
+    key = a * m2 + b
+    best, bj = _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, i12[p12[key]:p12[key + 1]], isfree, -1, 0, best, bj)
+    if best >= wcat[c2]:
+        best, bj = _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, i1[p1[a]:p1[a + 1]], isfree, c2, b, best, bj)
+    if best >= wcat[c1]:
+        best, bj = _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, free[:nfree], isfree, c1, a, best, bj)
+    return bj
+
+
+@njit(cache=True)
+def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, matchT, c1, c2, m1, m2):  # pragma: no cover - compiled
     """One iteration of Greedy (Alg. 1): records in (lexicographic) row order take the
     cheapest available post-image. ``window > 0`` restricts the first scan to post-images
     whose position is within ``window`` of the record's (candidate pruning; a record with
@@ -148,6 +235,12 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
     nfree = m
     # position-ordered free flags for the windowed scan
     isfree = np.ones(m, dtype=np.bool_)
+    prune = c2 >= 0 and window <= 0
+    if prune:
+        p1, i1 = _value_lists(bits, c1, m1)
+        p12, i12 = _pair_lists(bits, c1, m1, c2, m2)
+    else:
+        p1 = i1 = p12 = i12 = np.zeros(1, dtype=np.int64)
     for i in range(m):
         bj = -1
         if window > 0:
@@ -161,7 +254,9 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
                 if w < best:
                     best = w
                     bj = j
-        if bj < 0:
+        if bj < 0 and prune:
+            bj = _pruned_best(xnum, xcat, wcat, lo, hi, bits, post, t, i, isfree, free, nfree, c1, c2, p1, i1, p12, i12, m2)
+        elif bj < 0:
             bj, _ = _best_free(xnum, xcat, wcat, lo, hi, bits, post, t, i, free, nfree, 0, nfree)
         if bj >= 0:
             nfree = _take(free, fpos, nfree, bj)
@@ -246,7 +341,7 @@ def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, match
 
 
 @njit(cache=True)
-def _run_block(xnum, xcat, wcat, n_words, k, method, window, pre, post, costs):  # pragma: no cover - compiled
+def _run_block(xnum, xcat, wcat, n_words, k, method, window, pre, post, costs, c1, c2, m1, m2):  # pragma: no cover - compiled
     """All ``k`` iterations of Greedy (``method`` 0) or SortGreedy (1) on one block.
 
     Fills ``pre``/``post`` (block-local) and ``costs[t]`` (sum of selected weights of
@@ -264,7 +359,7 @@ def _run_block(xnum, xcat, wcat, n_words, k, method, window, pre, post, costs): 
         matchS[:] = -1
         matchT[:] = -1
         if method == 0:
-            st = _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, matchT)
+            st = _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, matchT, c1, c2, m1, m2)
         else:
             st = _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, matchT)
         if st < 0:
@@ -282,11 +377,12 @@ def _run_block(xnum, xcat, wcat, n_words, k, method, window, pre, post, costs): 
 
 
 @njit(parallel=True, cache=True)
-def run_blocks(xnum, xcat, wcat, n_words, k, method, window, starts, pre, costs):  # pragma: no cover - compiled
+def run_blocks(xnum, xcat, wcat, n_words, k, method, window, starts, pre, costs, c1=-1, c2=-1, m1=0, m2=0):  # pragma: no cover - compiled
     """Run :func:`_run_block` on every block ``[starts[b], starts[b+1])`` in parallel.
 
-    ``pre`` (n, k) receives global row indices; ``costs`` (n_blocks, k). Returns the
-    per-block status (0 = success).
+    ``pre`` (n, k) receives global row indices; ``costs`` (n_blocks, k). ``c1, c2`` (with
+    domain sizes ``m1, m2``) are the categorical columns Greedy's exact pruning uses
+    (``-1``: none). Returns the per-block status (0 = success).
     """
     nb = len(starts) - 1
     status = np.zeros(nb, dtype=np.int64)
@@ -296,7 +392,7 @@ def run_blocks(xnum, xcat, wcat, n_words, k, method, window, starts, pre, costs)
         m = e - a
         lpre = np.empty((m, k), dtype=np.int64)
         lpost = np.empty((m, k), dtype=np.int64)
-        status[b] = _run_block(xnum[a:e], xcat[a:e], wcat, n_words, k, method, window, lpre, lpost, costs[b])
+        status[b] = _run_block(xnum[a:e], xcat[a:e], wcat, n_words, k, method, window, lpre, lpost, costs[b], c1, c2, m1, m2)
         for j in range(m):
             for t in range(k):
                 pre[a + j, t] = a + lpre[j, t]
