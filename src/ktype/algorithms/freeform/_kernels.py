@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 _INF = np.inf
+_ALL_FREE = np.zeros(0, dtype=np.bool_)  # "every listed box is free"
 
 
 @njit(cache=True, inline="always")
@@ -86,18 +87,33 @@ def _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t):  # pragma: no cove
 
 
 @njit(cache=True)
-def _best_free(xnum, xcat, wcat, lo, hi, bits, post, t, i, free, nfree, lo_q, hi_q):  # pragma: no cover - compiled
-    """Cheapest available post-image among ``free[lo_q:hi_q]`` for ``i`` (ties: lowest id)."""
-    best = _INF
-    bj = -1
-    for q in range(lo_q, hi_q):
-        j = free[q]
+def _has(bits, j, c, v):  # pragma: no cover - compiled
+    return (bits[j, c, v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
+
+
+@njit(cache=True)
+def _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, lst, isfree, skip_c, skip_v, best, bj):  # pragma: no cover - compiled
+    """Cheapest free (``isfree``; empty = all), available box of ``lst`` for ``i``, improving
+    on ``best``/``bj`` (boxes holding ``skip_v`` in column ``skip_c`` are skipped: already
+    scanned); ties by lowest id."""
+    for j in lst:
+        if len(isfree) and not isfree[j]:
+            continue
+        if skip_c >= 0 and _has(bits, j, skip_c, skip_v):
+            continue
         if _is_used(post, t, i, j):
             continue
         w = _weight(xnum, xcat, wcat, lo, hi, bits, i, j)
         if w < best or (w == best and j < bj):
             best = w
             bj = j
+    return best, bj
+
+
+@njit(cache=True)
+def _best_free(xnum, xcat, wcat, lo, hi, bits, post, t, i, free, nfree, lo_q, hi_q):  # pragma: no cover - compiled
+    """Cheapest available post-image among ``free[lo_q:hi_q]`` for ``i`` (ties: lowest id)."""
+    best, bj = _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, free[lo_q:hi_q], _ALL_FREE, -1, 0, _INF, -1)
     return bj, best
 
 
@@ -134,11 +150,6 @@ def _swap_in(xnum, xcat, wcat, lo, hi, bits, post, t, i, matchS, matchT, free, f
         matchT[j] = i
         return nfree
     return -1
-
-
-@njit(cache=True)
-def _has(bits, j, c, v):  # pragma: no cover - compiled
-    return (bits[j, c, v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
 
 
 @njit(cache=True)
@@ -183,24 +194,6 @@ def _pair_lists(bits, c1, m1, c2, m2):  # pragma: no cover - compiled
                         idx[fill[v1 * m2 + v2]] = j
                         fill[v1 * m2 + v2] += 1
     return ptr, idx
-
-
-@njit(cache=True)
-def _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, lst, isfree, skip_c, skip_v, best, bj):  # pragma: no cover - compiled
-    """Cheapest free, available box of ``lst`` for ``i`` (boxes holding ``skip_v`` in column
-    ``skip_c`` are skipped: already scanned); ties by lowest id."""
-    for j in lst:
-        if not isfree[j]:
-            continue
-        if skip_c >= 0 and _has(bits, j, skip_c, skip_v):
-            continue
-        if _is_used(post, t, i, j):
-            continue
-        w = _weight(xnum, xcat, wcat, lo, hi, bits, i, j)
-        if w < best or (w == best and j < bj):
-            best = w
-            bj = j
-    return best, bj
 
 
 @njit(cache=True)
