@@ -445,6 +445,12 @@ def build_hierarchy(column: str, spec: Any, values: pd.Series) -> Hierarchy:
     own leaf (:func:`with_missing`).
     """
     values = pd.Series(values).reset_index(drop=True)
+    if _textual(values) and (values == SUPPRESSED_LABEL).any():
+        i = int(np.flatnonzero((values == SUPPRESSED_LABEL).to_numpy())[0])
+        raise HierarchyError(
+            f"Column {column!r} holds the value '*' (position {i}), which ktype reserves for a suppressed cell; "
+            "recode it (e.g. to 'star') before anonymizing."
+        )
     is_missing = (values == MISSING_LABEL).to_numpy() if _textual(values) else np.zeros(len(values), dtype=bool)
     base = values[~is_missing]
     if len(base):

@@ -360,3 +360,8 @@ def test_python_save_refuses_links_and_unknown_extensions(tmp_path):
         rel.save(tmp_path / "r.xlsx")
     rel.save(tmp_path / "r.data", format="parquet")
     assert len(pd.read_parquet(tmp_path / "r.data")) == 20
+
+
+def test_star_is_reserved_for_suppression():
+    with pytest.raises(HierarchyError, match=r"value '\*' \(position 1\), which ktype reserves"):
+        Dataset(pd.DataFrame({"g": ["a", "*", "b"]}), quasi_identifiers=["g"])
