@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ktype.algorithms import run
-from ktype.algorithms.fulldomain import _lattice, lattice_search
+from ktype.algorithms.fulldomain import MEASURES, _lattice, lattice_search
 from ktype.algorithms.fulldomain._datafly import datafly_search
 from ktype.algorithms.fulldomain._engine import Encoded
-from ktype.algorithms.fulldomain._lattice import dense_search_bytes, lattice_size
+from ktype.algorithms.fulldomain._lattice import dense_search_bytes, lattice_size, run_search
+from ktype.algorithms.fulldomain._lightning import lightning_search
 from ktype.algorithms.fulldomain._samarati import layer, layer_sizes
 from ktype.data.dataset import Dataset
 from ktype.data.hierarchy import Hierarchy
@@ -116,3 +117,89 @@ def test_datafly_matches_greedy_oracle(seed):
     assert res.value == pytest.approx(ev.value, rel=1e-12, abs=1e-12)
     assert res.n_nodes == lattice_size(enc.heights)
     assert res.n_evaluated == len(res.extra["steps"]) + 1 == int(lv.sum()) + 1
+
+
+# ---------------------------------------------------------------- lightning (best-effort)
+def _exhaustive(ds, models, sup, meas):
+    try:
+        return run_search(Encoded(ds, models, sup, meas), "exhaustive")
+    except InfeasibleError:
+        return None
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_lightning_without_budget_is_exact(seed):
+    """With no budget Lightning runs until its queue is empty: the exhaustive optimum's value,
+    ``exhausted`` set and the lower bound equal to the value (pruning by bounds is sound)."""
+    ds, models, sup = random_case(seed)
+    for meas in MEASURES:
+        ex = _exhaustive(ds, models, sup, meas)
+        enc = Encoded(ds, models, sup, meas)
+        if ex is None:
+            with pytest.raises(InfeasibleError):
+                lightning_search(enc, time_limit=None, max_nodes=None)
+            continue
+        res = lightning_search(enc, time_limit=None, max_nodes=None)
+        assert res.value == pytest.approx(ex.value, rel=1e-9, abs=1e-9), meas
+        assert res.extra["exhausted"] and res.extra["stopped"] == ""
+        assert res.optimum_suppressed <= enc.limit
+        if res.extra["lower_bound"] is not None:
+            assert res.extra["lower_bound"] == pytest.approx(res.value) and res.extra["gap"] == pytest.approx(0.0, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), budget=st.integers(1, 12))
+def test_lightning_budget_bound_brackets_optimum(seed, budget):
+    """Under a node budget the result is feasible, never better than the optimum, and the
+    reported lower bound never exceeds the optimum."""
+    ds, models, sup = random_case(seed)
+    for meas in ("loss_metric", "non_uniform_entropy", "discernibility", "height"):
+        ex = _exhaustive(ds, models, sup, meas)
+        if ex is None:
+            continue
+        res = lightning_search(Encoded(ds, models, sup, meas), time_limit=None, max_nodes=budget)
+        tol = 1e-9 * max(1.0, abs(ex.value))
+        assert res.optimum_suppressed <= Encoded(ds, models, sup, meas).limit
+        assert res.value >= ex.value - tol
+        lb = res.extra["lower_bound"]
+        assert lb is not None and lb <= ex.value + tol, (meas, lb, ex.value)
+        assert res.n_evaluated <= budget + 2
+
+
+def test_lightning_sixty_qis_release():
+    """60 QIs (4^60 nodes): a verified release within a node budget, reproducible, with the
+    progress trace and the sparse summary."""
+    ds = synthetic(60)
+    a = run("lightning", ds, KAnonymity(5), measure="loss_metric", max_suppression=0.02, time_limit=None, max_nodes=400)
+    b = run("lightning", ds, KAnonymity(5), measure="loss_metric", max_suppression=0.02, time_limit=None, max_nodes=400)
+    lat = a.provenance["lattice"]
+    assert a.levels.tolist() == b.levels.tolist()
+    assert lat["nodes"] == str(4**60) and lat["stopped"] == "max_nodes" and not lat["exhausted"]
+    assert lat["progress"] and lat["progress"][-1]["value"] == pytest.approx(lat["value"])
+    assert 0 <= lat["lower_bound"] <= lat["value"] and a.n_suppressed <= 0.02 * ds.n
+
+
+def test_lightning_time_limit_stops():
+    ds = synthetic(60)
+    rel = run("lightning", ds, KAnonymity(5), measure="loss_metric", max_suppression=0.02, time_limit=0.2)
+    assert rel.provenance["lattice"]["stopped"] == "time_limit"
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_lightning_node_bound_is_sound(seed):
+    """The bound Lightning prunes with holds for the node and every feasible generalization
+    (no-suppression value for the additive measures, Σ|E|·max(|E|,k) for discernibility)."""
+    from ktype.algorithms.fulldomain._lightning import _Lightning
+
+    ds, models, sup = random_case(seed)
+    for meas in MEASURES:
+        ex = _exhaustive(ds, models, sup, meas)
+        if ex is None:
+            continue
+        st = _Lightning(Encoded(ds, models, sup, meas), None, None)
+        for lv in ex.levels:
+            b = st.bound_of(lv, st.search.evaluate(lv, always_value=True))
+            above = (ex.levels >= lv).all(axis=1) & (ex.state == 1)
+            assert (ex.values[above] >= b - 1e-9 * max(1.0, abs(b))).all(), (meas, lv)

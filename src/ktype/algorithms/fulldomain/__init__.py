@@ -12,6 +12,7 @@ Public (also registered by name in :mod:`ktype.algorithms`):
 ``incognito``    a-priori search over QI subsets with roll-up (all k-anonymous nodes)
 ``datafly``      Sweeney's greedy heuristic with final suppression
 ``k_optimize``   Bayardo–Agrawal set enumeration over ordered interval splits (DM)
+``lightning``    best-effort anytime search for many QIs (time / node budget; Prasser et al. 2016)
 ``lattice_search``  the optimal / exhaustive search returning a :class:`LatticeResult`
 ``Lattice``, ``LatticeResult``, ``preference``, ``MEASURES``
 
@@ -24,6 +25,7 @@ from ._engine import MEASURES
 from ._incognito import incognito
 from ._koptimize import k_optimize
 from ._lattice import Lattice, LatticeResult, preference
+from ._lightning import lightning
 from ._samarati import samarati
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "flash",
     "incognito",
     "k_optimize",
+    "lightning",
     "lattice_search",
     "preference",
     "samarati",
