@@ -147,12 +147,13 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     needs_canon = mode == "relaxed" and not all(h.is_tree for h in dataset.hierarchies)
     canon = _canonical_rank(X, s) if needs_canon else np.zeros(1, dtype=np.int64)
     whole = np.bincount(s, minlength=n_s).astype(np.int64)
-    if not _allowed(whole, n, k, cond):
+    if not _allowed.py_func(whole, n, k, cond):  # once, in Python: no separate compile
         raise InfeasibleError(
             f"The whole table ({n} rows) does not satisfy {[str(m) for m in models]}; no partition can. "
             "Lower l (or p), or check the sensitive column's distribution."
         )
     idx, starts = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond, *tables)
+    starts = np.sort(starts)
     # per partition: tight ranks, then the allowed closure (LCA for hierarchies)
     lo, hi = _partition_boxes(X, idx, starts, *tables)
     part = np.empty(n, dtype=np.int64)
@@ -283,13 +284,70 @@ def _allowed(hist: np.ndarray, size: int, k: int, cond) -> bool:
             if v > mx:
                 mx = v
         return mx * div_l <= size * (1.0 + 1e-12)
-    # recursive (c, l): r1 < c * (r_l + ... + r_m)
-    srt = np.sort(hist)[::-1]
+    # recursive (c, l): r1 < c * (r_l + ... + r_m); r_l + ... + r_m = total - (l-1 largest)
+    # (the largest values by repeated scans: no sort, whose numba compile costs seconds)
     li = int(div_l)
-    tail = 0
-    for i in range(li - 1, len(srt)):
-        tail += srt[i]
-    return srt[0] < div_c * tail
+    used = np.zeros(len(hist), dtype=np.bool_)
+    total = 0
+    for v in hist:
+        total += v
+    top = 0
+    r1 = 0
+    for t in range(min(li - 1, len(hist))):
+        best = -1
+        for v in range(len(hist)):
+            if not used[v] and (best < 0 or hist[v] > hist[best]):
+                best = v
+        used[best] = True
+        top += hist[best]
+        if t == 0:
+            r1 = hist[best]
+    if li - 1 <= 0:
+        for v in hist:
+            if v > r1:
+                r1 = v
+    return r1 < div_c * (total - top)
+
+
+@njit(cache=True)
+def _order_desc(w):
+    """Indexes of ``w`` by decreasing value, ties by index (a stable insertion sort of the
+    ``r`` attribute widths; numba's sorts cost seconds of compile time on a cold start)."""
+    r = w.shape[0]
+    order = np.arange(r)
+    for i in range(1, r):
+        cur = order[i]
+        j = i - 1
+        while j >= 0 and w[order[j]] < w[cur]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = cur
+    return order
+
+
+@njit(cache=True)
+def _kth_smallest(a, kth):
+    """The ``kth`` smallest (0-based) of distinct int64 values ``a`` (in place; quickselect)."""
+    lo, hi = 0, a.shape[0] - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            return a[kth]
+    return a[kth]
 
 
 @njit(cache=True)
@@ -311,16 +369,25 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond,
     idx = np.arange(n)
     buf = np.empty(n, dtype=np.int64)
     part = np.empty(n, dtype=np.int64)
-    starts = []
-    stack = [(0, n)]
+    # pending parts and finished part starts: disjoint non-empty row ranges, at most n of each
+    # (arrays, not lists of tuples: far less numba compile time on a cold start)
+    starts = np.empty(n + 1, dtype=np.int64)
+    n_starts = 0
+    stack = np.empty((n + 1, 2), dtype=np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = n
+    n_stack = 1
     mn = np.empty(r, dtype=np.int64)
     mx = np.empty(r, dtype=np.int64)
     width = np.empty(r, dtype=np.float64)
-    while len(stack) > 0:
-        a, b = stack.pop()
+    while n_stack > 0:
+        n_stack -= 1
+        a = stack[n_stack, 0]
+        b = stack[n_stack, 1]
         size = b - a
         if size < 2 * k:
-            starts.append(a)
+            starts[n_starts] = a
+            n_starts += 1
             continue
         # tight ranges
         for d in range(r):
@@ -341,7 +408,7 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond,
             else:
                 span = mx[d] - mn[d]
             width[d] = span / max(sizes[d] - 1, 1)
-        order = np.argsort(-width, kind="mergesort")
+        order = _order_desc(width)
         done = False
         for oi in range(r):
             d = order[oi]
@@ -366,14 +433,15 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond,
                     idx[p] = buf[p]
                 for q in range(nparts):
                     if cnt[q + 1] > cnt[q]:
-                        stack.append((a + cnt[q], a + cnt[q + 1]))
+                        stack[n_stack, 0] = a + cnt[q]
+                        stack[n_stack, 1] = a + cnt[q + 1]
+                        n_stack += 1
                 done = True
                 break
         if not done:
-            starts.append(a)
-    st = np.array(starts, dtype=np.int64)
-    st.sort()
-    return idx, st
+            starts[n_starts] = a
+            n_starts += 1
+    return idx, starts[:n_starts]  # sorted by the caller (numpy, no compile)
 
 
 @njit(cache=True)
@@ -474,14 +542,14 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
         below += cnt[v]
     need = half - below  # records with value med that go left
     medval = med + lo
-    ties = []
+    ties = np.empty(cnt[med], dtype=np.int64)
+    t = 0
     for p in range(a, b):
         i = idx[p]
         if X[i, d] == medval:
-            ties.append(canon[i])
-    tarr = np.array(ties, dtype=np.int64)
-    tarr.sort()
-    thresh = tarr[need - 1] if need > 0 else -1
+            ties[t] = canon[i]
+            t += 1
+    thresh = _kth_smallest(ties, need - 1) if need > 0 else -1
     hl = np.zeros(n_s, dtype=np.int64)
     hr = np.zeros(n_s, dtype=np.int64)
     for p in range(a, b):

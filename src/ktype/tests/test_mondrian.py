@@ -128,3 +128,32 @@ def test_mondrian_adult_hierarchical():
     res = KAnonymity(10).check(rel)
     assert res.satisfied and res.summary["classes"] > 20
     assert rel.provenance["verified"] is True and rel.provenance["algorithm"] == "mondrian"
+
+
+@settings(max_examples=200, deadline=None)
+@given(hist=st.lists(st.integers(0, 9), min_size=1, max_size=7), li=st.integers(1, 8), c=st.floats(0.1, 5.0))
+def test_recursive_diversity_test_matches_sorted_definition(hist, li, c):
+    """Mondrian's recursive (c, l) test without a sort (cold-start compile) equals the
+    definition r_1 < c (r_l + ... + r_m) on the sorted histogram, compiled and in Python."""
+    from ktype.algorithms.mondrian import _DIV_RECURSIVE, _T_NONE, _allowed
+
+    h = np.array(hist, dtype=np.int64)
+    srt = np.sort(h)[::-1]
+    want = bool(srt[0] < c * srt[li - 1 :].sum())
+    cond = (_DIV_RECURSIVE, float(li), float(c), _T_NONE, 0.0, np.zeros(len(h)))
+    size = max(int(h.sum()), 1)
+    assert _allowed.py_func(h, size, 1, cond) == want
+    assert _allowed(h, size, 1, cond) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(vals=st.lists(st.integers(-50, 50), min_size=1, max_size=40, unique=True), data=st.data())
+def test_kth_smallest_and_width_order_match_numpy(vals, data):
+    """The sort-free helpers of the relaxed median split and the dimension order."""
+    from ktype.algorithms.mondrian import _kth_smallest, _order_desc
+
+    a = np.array(vals, dtype=np.int64)
+    kth = data.draw(st.integers(0, len(vals) - 1))
+    assert _kth_smallest(a.copy(), kth) == np.sort(a)[kth]
+    w = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=1, max_size=9)))
+    assert _order_desc(w).tolist() == np.argsort(-w, kind="mergesort").tolist()
