@@ -376,7 +376,12 @@ def anonymize(
     tab.add_row("rows / QIs", f"{ds.n:,} / {ds.r}")
     tab.add_row("models", ", ".join(summary["models"]) + "  [green]✓ verified by independent checker[/]")
     tab.add_row("suppressed", str(rel.n_suppressed))
-    tab.add_row("time", f"{rel.provenance['timings']['algorithm_s']:.3f} s (+ {rel.provenance['timings']['verification_s']:.3f} s verification)")
+    tm = rel.provenance["timings"]
+    tab.add_row(
+        "time",
+        f"{tm['algorithm_s']:.3f} s (+ {tm['verification_s']:.3f} s verification"
+        + (f", + {tm['compile_s']:.2f} s one-time numba compilation)" if tm.get("compile_s", 0) >= 0.005 else ")"),
+    )
     for name, v in loss.items():
         tab.add_row(name, f"{v:.6g}")
     tab.add_row("output", str(out_path) if out_path else "(none; use --output FILE)")
