@@ -46,8 +46,7 @@ class _Lightning:
         self.c0 = time.process_time()
         self.deadline = None if time_limit is None else self.t0 + float(time_limit)
         self.max_nodes = max_nodes
-        self.heap: list[tuple[float, int, bytes]] = []  # queued by Lightning's expansions
-        self.side: list[tuple[float, int, bytes]] = []  # queued by the other phases
+        self.heap: list[tuple[float, int, bytes]] = []
         self.levels: dict[bytes, np.ndarray] = {}
         self.lb: dict[bytes, float] = {}
         self.score: dict[bytes, float] = {}
@@ -86,7 +85,7 @@ class _Lightning:
         return bound >= self.best_value - _TOL * max(1.0, abs(self.best_value))
 
     # ------------------------------------------------------------------ nodes
-    def visit(self, lv: np.ndarray, expansion: bool = False) -> tuple[bytes, float, float] | None:
+    def visit(self, lv: np.ndarray) -> tuple[bytes, float, float] | None:
         """Evaluate a new node; record a better solution; ``(key, score, bound)`` or None if pruned."""
         ev = self.search.evaluate(lv, always_value=True)
         key = self.search.key(lv)
@@ -104,9 +103,8 @@ class _Lightning:
         self.score[key] = score
         if self.pruned(bound):
             return None
-        # every visited node stays queued until expanded or pruned (see lower_bound); nodes
-        # met by Lightning's own expansions first, those of the other phases after them
-        heapq.heappush(self.heap if expansion else self.side, (score, int(lv.sum()), key))
+        # every visited node stays queued until expanded or pruned (see lower_bound)
+        heapq.heappush(self.heap, (score, int(lv.sum()), key))
         return key, score, bound
 
     def expand(self, key: bytes) -> bytes | None:
@@ -124,9 +122,9 @@ class _Lightning:
             if self.search.row(s) is not None:
                 continue
             if self.out_of_budget():
-                heapq.heappush(self.side, (self.score[key], int(lv.sum()), key))
+                heapq.heappush(self.heap, (self.score[key], int(lv.sum()), key))
                 return None
-            got = self.visit(s, expansion=True)
+            got = self.visit(s)
             if got is None:
                 continue
             skey, score, _ = got
@@ -248,7 +246,7 @@ class _Lightning:
             self.started = True
             bottom = np.zeros(self.enc.r, dtype=np.int64)
             if self.search.row(bottom) is None:
-                self.visit(bottom, expansion=True)
+                self.visit(bottom)
             # Lightning's first greedy descent starts at the bottom itself
             key = self.search.key(bottom)
             cur: bytes | None = key if key not in self.expanded and not self.pruned(self.lb[key]) else None
@@ -257,8 +255,8 @@ class _Lightning:
             if dives is not None:
                 dives -= 1
         n = 0
-        while (self.heap or self.side) and not self.stopped and (dives is None or n < dives):
-            _, _, key = heapq.heappop(self.heap if self.heap else self.side)
+        while self.heap and not self.stopped and (dives is None or n < dives):
+            _, _, key = heapq.heappop(self.heap)
             if key in self.expanded or self.pruned(self.lb[key]):
                 continue
             n += 1
@@ -276,7 +274,7 @@ class _Lightning:
             return  # the top has the least suppression: nothing is feasible
         if feasible:
             self.dive(top)  # a first solution from the top (cheap: coarse nodes)
-        self.bottom_up(dives=1)  # Lightning's first greedy descent from the bottom
+        self.bottom_up(dives=2)  # Lightning's greedy descent from the bottom, then from the best-ranked node
         self.kicks()  # local search around the best solution
         self.bottom_up()  # Lightning's best-first search, until the budget or the queue ends
 
@@ -292,7 +290,7 @@ class _Lightning:
         if self._additive is False and not self._dm:
             return -np.inf if self.heap_live() else self.best_value
         lb = self.best_value
-        for _, _, key in self.heap + self.side:
+        for _, _, key in self.heap:
             if key in self.expanded or self.pruned(self.lb[key]):
                 continue
             lv = self.levels[key]
@@ -307,7 +305,7 @@ class _Lightning:
         return float(lb)
 
     def heap_live(self) -> bool:
-        return any(k not in self.expanded and not self.pruned(self.lb[k]) for _, _, k in self.heap + self.side)
+        return any(k not in self.expanded and not self.pruned(self.lb[k]) for _, _, k in self.heap)
 
 
 def lightning_search(enc: Encoded, *, time_limit: float | None = 10.0, max_nodes: int | None = None) -> LatticeResult:
