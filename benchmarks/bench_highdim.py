@@ -21,6 +21,7 @@ Usage::
 
     python benchmarks/bench_highdim.py                  # everything (about 5 minutes)
     python benchmarks/bench_highdim.py --only mach2019 --repeat 1 --time-limit 5
+    python benchmarks/bench_highdim.py --only mach2019 creditcard synthetic60 --time-limit 20 --tag=-20s
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_lattice import env, load, write  # noqa: E402
+from bench_lattice import config, env, load, write  # noqa: E402
 
 DATA = Path(os.environ.get("KTYPE_SHARED_DATA", "/work/shared/data"))
 ARX_BEST = {"mach2019": 0.619, "creditcard": 0.739}
@@ -119,12 +120,7 @@ def run_one(ds, k: int, sup: float, measure: str, time_limit: float, repeat: int
         return statistics.median(xs) if xs else None
 
     out = {
-        "dataset": ds.name,
-        "n": ds.n,
-        "qis": ds.r,
-        "k": k,
-        "max_suppression": sup,
-        "measure": measure,
+        **config(ds, k, sup, measure),
         "time_limit": time_limit,
         "arx_best": ARX_BEST.get(ds.name) if measure == "loss_metric" else None,
         "flash": exact,
@@ -185,6 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--out", type=Path, default=HERE / "results")
+    ap.add_argument("--tag", default="", help="suffix of the result files (highdim<tag>.json / .md)")
     args = ap.parse_args(argv)
     meta: dict[str, Any] = {"env": env(), "repeat": args.repeat, "argv": sys.argv[1:]}
     rows: list[dict[str, Any]] = []
@@ -206,8 +203,8 @@ def main(argv: list[str] | None = None) -> None:
             print(json.dumps({k: v for k, v in r.items() if k != "runs"}), flush=True)
     meta["load_end"] = os.getloadavg()
     args.out.mkdir(parents=True, exist_ok=True)
-    write(args.out / "highdim.json", json.dumps({"meta": meta, "results": rows}, indent=1))
-    write(args.out / "highdim.md", markdown(rows, meta))
+    write(args.out / f"highdim{args.tag}.json", json.dumps({"meta": meta, "results": rows}, indent=1))
+    write(args.out / f"highdim{args.tag}.md", markdown(rows, meta))
 
 
 if __name__ == "__main__":

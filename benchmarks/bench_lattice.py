@@ -60,6 +60,11 @@ def load(name: str):
     return Dataset(df, quasi_identifiers=qis, hierarchies=hier, name=name)
 
 
+def config(ds, k: int, sup: float, measure: str) -> dict[str, Any]:
+    """The configuration columns of a result row."""
+    return {"dataset": ds.name, "n": ds.n, "qis": ds.r, "k": k, "max_suppression": sup, "measure": measure}
+
+
 def one(ds, k: int, sup: float, measure: str, repeat: int) -> dict[str, Any]:
     from ktype.algorithms.fulldomain._engine import Encoded
     from ktype.algorithms.fulldomain._lattice import run_search
@@ -76,12 +81,7 @@ def one(ds, k: int, sup: float, measure: str, repeat: int) -> dict[str, Any]:
         times.append(t2 - t0)
     assert res is not None
     return {
-        "dataset": ds.name,
-        "n": ds.n,
-        "qis": ds.r,
-        "k": k,
-        "max_suppression": sup,
-        "measure": measure,
+        **config(ds, k, sup, measure),
         "wall_s": round(statistics.median(times), 4),
         "encode_s": round(statistics.median(enc_times), 4),
         "nodes": res.n_nodes,

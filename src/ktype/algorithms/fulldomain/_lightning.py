@@ -289,20 +289,25 @@ class _Lightning:
         """
         if self._additive is False and not self._dm:
             return -np.inf if self.heap_live() else self.best_value
-        lb = self.best_value
-        for _, _, key in self.heap:
-            if key in self.expanded or self.pruned(self.lb[key]):
-                continue
-            lv = self.levels[key]
-            if self._dm:
-                lb = min(lb, self.lb[key])
-                continue
-            for j in range(self.enc.r):
-                if lv[j] < self.enc.heights[j]:
-                    s = lv.copy()
-                    s[j] += 1
-                    lb = min(lb, self.bound_of(s, None))
-        return float(lb)
+        live = list({k for _, _, k in self.heap if k not in self.expanded and not self.pruned(self.lb[k])})
+        if not live:
+            return float(self.best_value)
+        if self._dm:
+            return float(min(self.best_value, min(self.lb[k] for k in live)))
+        # additive: bound(Q + e_j) = bound(Q) + step cost of column j, vectorized over queued Q
+        Q = np.array([self.levels[k] for k in live], dtype=np.int64)
+        H = self.enc.heights
+        cols = self._cols[None, :]
+        if self.enc.measure == "height":
+            step = np.ones(Q.shape, dtype=float)
+            base = Q.sum(axis=1).astype(float)
+        else:
+            cc = self.enc.colcost
+            up = np.minimum(Q + 1, H[None, :])
+            step = self.enc._scale(cc[cols, up] - cc[cols, Q])
+            base = self.enc._scale(cc[cols, Q].sum(axis=1))
+        step = np.where(Q < H[None, :], step, np.inf)
+        return float(min(self.best_value, float((base + step.min(axis=1)).min())))
 
     def heap_live(self) -> bool:
         return any(k not in self.expanded and not self.pruned(self.lb[k]) for _, _, k in self.heap)
