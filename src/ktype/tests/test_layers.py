@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "exceptions": 0,
     "_validation": 0,
     "_grouping": 0,
+    "_compile": 0,  # numba compile-time accounting (numba only)
     "_io": 0,
     "__version__": 0,  # "from . import __version__": package metadata
     "data": 1,

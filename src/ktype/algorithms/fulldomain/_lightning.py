@@ -85,13 +85,25 @@ class _Lightning:
         return bound >= self.best_value - _TOL * max(1.0, abs(self.best_value))
 
     # ------------------------------------------------------------------ nodes
+    def _better(self, lv: np.ndarray, score: float) -> bool:
+        """Whether a feasible node beats the best: a lower value (beyond a relative 1e-9), or
+        an equal one at a lower height, then lexicographically smaller (``flash``'s rule)."""
+        if self.best is None:
+            return True
+        tol = _TOL * max(1.0, abs(self.best_value))
+        if score < self.best_value - tol:
+            return True
+        if score > self.best_value + tol:
+            return False
+        return (int(lv.sum()), tuple(lv.tolist())) < (int(self.best.sum()), tuple(self.best.tolist()))
+
     def visit(self, lv: np.ndarray) -> tuple[bytes, float, float] | None:
         """Evaluate a new node; record a better solution; ``(key, score, bound)`` or None if pruned."""
         ev = self.search.evaluate(lv, always_value=True)
         key = self.search.key(lv)
         # score: the node's value with every failing class suppressed (its true value when feasible)
         score = float(ev.value) if np.isfinite(ev.value) else np.inf
-        if ev.feasible and score < self.best_value - _TOL * max(1.0, abs(score)):
+        if ev.feasible and self._better(lv, score):
             self.best, self.best_value = lv.copy(), score
             t = time.perf_counter() - self.t0
             cpu = time.process_time() - self.c0
