@@ -149,6 +149,8 @@ class _Lightning:
         """``(feasible, value)`` of a node, visiting it when new."""
         i = self.search.row(lv)
         if i is None:
+            if self.out_of_budget():
+                return False, np.inf  # not visited: the budget is spent
             self.visit(lv)
         st = self.search.state(lv)
         return st == 1, self.search.value(lv) if st == 1 else np.inf
@@ -157,7 +159,7 @@ class _Lightning:
         """Make ``cur - 1`` (clipped at 0) a cached roll-up source: every neighbour of ``cur``
         generalizes it, so each rolls up from it instead of from the bottom."""
         floor = np.maximum(cur - 1, 0)
-        if floor.any() and self.search.row(floor) is None:
+        if floor.any() and self.search.row(floor) is None and not self.out_of_budget():
             self.visit(floor)
 
     def dive(self, start: np.ndarray, frozen: tuple[int, ...] = ()) -> None:
