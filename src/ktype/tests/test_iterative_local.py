@@ -21,33 +21,21 @@ from ktype.algorithms.local import Problem
 from ktype.algorithms.local.clustering import cluster_boxes
 from ktype.algorithms.local.iterative import merge_remainder, node_order, sweep_partition, weighted_iterations
 from ktype.algorithms.local.refine import refine_moves
+from ktype.attacks.transparent import _set_partitions
 from ktype.data.dataset import Dataset
 from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import HierarchyError
 from ktype.measures import loss_metric
 from ktype.models.kanonymity import KAnonymity
+from ktype.tests.test_local_props import tables as local_tables
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
 def tables(draw, n_min=3, n_max=9):
-    """Random small tables whose hierarchies all have uniform levels."""
-    n = draw(st.integers(n_min, n_max))
-    r = draw(st.integers(1, 3))
-    data, hier = {}, {}
-    for j in range(r):
-        m = draw(st.integers(2, 6))
-        data[f"a{j}"] = draw(st.lists(st.integers(0, m - 1), min_size=n, max_size=n))
-        kind = draw(st.sampled_from(["intervals", "flat", "subsets"]))
-        if kind == "intervals":
-            hier[f"a{j}"] = Hierarchy.intervals(range(m), [2, 4], name=f"a{j}")
-        elif kind == "flat":
-            hier[f"a{j}"] = Hierarchy.flat(range(m), name=f"a{j}")
-        else:
-            cut = draw(st.integers(1, m - 1))
-            hier[f"a{j}"] = Hierarchy.from_subsets(list(range(m)), [list(range(cut)), list(range(cut, m))], name=f"a{j}")
-    ds = Dataset(pd.DataFrame(data), quasi_identifiers=[f"a{j}" for j in range(r)], hierarchies=hier)
+    """The random small tables of ``test_local_props``, kept when every hierarchy has levels."""
+    ds = draw(local_tables(n_min, n_max))
     for h in ds.hierarchies:
         try:
             h.require_levels()
@@ -84,17 +72,6 @@ def _reference_sweep(ds: Dataset, k: int) -> list[frozenset]:
 def _as_sets(labels: np.ndarray) -> list[frozenset]:
     out = [frozenset(np.flatnonzero(labels == c).tolist()) for c in np.unique(labels[labels >= 0])]
     return sorted(out, key=sorted)
-
-
-def _set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for part in _set_partitions(rest):
-        for i in range(len(part)):
-            yield part[:i] + [[first] + part[i]] + part[i + 1 :]
-        yield [[first]] + part
 
 
 def _optimal_lm(ds: Dataset, k: int) -> float:

@@ -79,6 +79,44 @@ def _insert_cost(X, x, B, rlo, rhi, ctab, size, cst):  # pragma: no cover - comp
     return (size[B] + 1) * c - size[B] * cst[B]
 
 
+@njit(cache=True)
+def _cheapest(X, x, skip, best, by_cost, bound, alive, rlo, rhi, ctab, size, cst):  # pragma: no cover - compiled
+    """(class, cost) of the cheapest insertion of record x below ``best`` (class -1 if none),
+    scanning classes in ascending ``bound`` (a lower bound of the insertion cost) and
+    stopping at the first bound reaching the best cost found."""
+    bb = -1
+    for q in range(by_cost.shape[0]):
+        B = by_cost[q]
+        if bound[B] >= best:
+            break
+        if B == skip or not alive[B]:
+            continue
+        d = _insert_cost(X, x, B, rlo, rhi, ctab, size, cst)
+        if d < best:
+            best = d
+            bb = B
+    return bb, best
+
+
+@njit(cache=True)
+def _unlink(x, A, head, nxt, prv):  # pragma: no cover - compiled
+    if prv[x] >= 0:
+        nxt[prv[x]] = nxt[x]
+    else:
+        head[A] = nxt[x]
+    if nxt[x] >= 0:
+        prv[nxt[x]] = prv[x]
+
+
+@njit(cache=True)
+def _link(x, B, head, nxt, prv):  # pragma: no cover - compiled
+    prv[x] = -1
+    nxt[x] = head[B]
+    if head[B] >= 0:
+        prv[head[B]] = x
+    head[B] = x
+
+
 @njit(cache=True, parallel=True)
 def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost, out_b, out_d):  # pragma: no cover
     """For each candidate record, the class minimizing the insertion cost (snapshot).
@@ -88,19 +126,7 @@ def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost,
     class whose ``d(B)`` reaches the best cost found (or the removal gain)."""
     for t in prange(cand.shape[0]):
         x = cand[t]
-        A = lab[x]
-        best = gain[t]
-        bb = -1
-        for q in range(by_cost.shape[0]):
-            B = by_cost[q]
-            if cst[B] >= best:
-                break
-            if B == A or not alive[B]:
-                continue
-            d = _insert_cost(X, x, B, rlo, rhi, ctab, size, cst)
-            if d < best:
-                best = d
-                bb = B
+        bb, best = _cheapest(X, x, lab[x], gain[t], by_cost, cst, alive, rlo, rhi, ctab, size, cst)
         out_b[t] = bb
         out_d[t] = best
 
@@ -124,10 +150,7 @@ def _refine(X, lab, nc, k, ctab, max_rounds, max_outer):  # pragma: no cover - c
                 rlo[c, a] = v
             if v > rhi[c, a]:
                 rhi[c, a] = v
-        nxt[x] = head[c]
-        if head[c] >= 0:
-            prv[head[c]] = x
-        head[c] = x
+        _link(x, c, head, nxt, prv)
     cst = np.zeros(nc)
     alive = size > 0
     for c in range(nc):
@@ -205,25 +228,14 @@ def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cs
             d = _insert_cost(X, x, B, rlo, rhi, ctab, size, cst)
             if d - g >= -eps:
                 continue
-            # unlink x from A
-            if prv[x] >= 0:
-                nxt[prv[x]] = nxt[x]
-            else:
-                head[A] = nxt[x]
-            if nxt[x] >= 0:
-                prv[nxt[x]] = prv[x]
+            _unlink(x, A, head, nxt, prv)
             size[A] -= 1
             for a in range(r):
                 rlo[A, a] = nlo[a]
                 rhi[A, a] = nhi[a]
             cst[A] = cA
-            # link x into B
             lab[x] = B
-            prv[x] = -1
-            nxt[x] = head[B]
-            if head[B] >= 0:
-                prv[head[B]] = x
-            head[B] = x
+            _link(x, B, head, nxt, prv)
             size[B] += 1
             for a in range(r):
                 v = X[x, a]
@@ -245,7 +257,6 @@ def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # p
     cheapest other class (sequentially, boxes growing as members arrive); kept only when
     the insertions cost less than the class's own loss ``|C|·d(C)``. Classes only grow,
     so every class keeps >= k records. Returns the number of classes dissolved."""
-    nc = size.shape[0]
     r = X.shape[1]
     order = np.argsort(-cst, kind="mergesort")
     by_cost = np.argsort(cst, kind="mergesort")
@@ -269,18 +280,8 @@ def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # p
         target = np.empty(size[C], dtype=np.int64)
         q = 0
         while x >= 0:
-            best = own - total  # a target costing more than what is left of the budget is useless
-            bb = -1
-            for qq in range(nc):
-                B = by_cost[qq]
-                if old[B] >= best:
-                    break
-                if B == C or not alive[B]:
-                    continue
-                d = _insert_cost(X, x, B, tlo, thi, ctab, tsize, tcst)
-                if d < best:
-                    best = d
-                    bb = B
+            # a target costing more than what is left of the budget is useless
+            bb, best = _cheapest(X, x, C, own - total, by_cost, old, alive, tlo, thi, ctab, tsize, tcst)
             if bb < 0:
                 ok = False
                 break
@@ -315,11 +316,7 @@ def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # p
                 B = target[q]
                 q += 1
                 lab[x] = B
-                prv[x] = -1
-                nxt[x] = head[B]
-                if head[B] >= 0:
-                    prv[head[B]] = x
-                head[B] = x
+                _link(x, B, head, nxt, prv)
                 x = y
             head[C] = -1
             alive[C] = False
