@@ -28,6 +28,18 @@ def renamed_hint(value: Any, valid: Iterable[Any]) -> str:
 
 RNGLike = int | np.random.Generator | None
 
+#: how a randomized run was seeded (recorded in provenance; a seed value never is)
+RANDOMNESS_SECRET = "secret OS entropy (seed not recorded)"
+RANDOMNESS_CALLER_SEED = "seed given by the caller (not recorded)"
+RANDOMNESS_CALLER_GENERATOR = "numpy Generator given by the caller"
+RANDOMNESS_NONE = "none (deterministic algorithm)"
+#: the warning a summary carries when the caller fixed the randomness
+REPRODUCIBLE_WARNING = (
+    "This release was produced with a randomness source given by the caller (--rng / rng=): anyone who holds "
+    "that seed and the input table can rerun the algorithm, reproduce the release and undo its randomization. "
+    "Keep the seed secret, or omit it (secret OS entropy) for real releases."
+)
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -122,26 +134,25 @@ def _describe(c: Any) -> str:
     return repr(c)
 
 
-def check_rng(rng: RNGLike) -> tuple[np.random.Generator, int | str]:
+def check_rng(rng: RNGLike) -> tuple[np.random.Generator, str]:
     """Normalize ``rng`` once, at the entry point (SPEC 7).
 
-    Returns the generator and what to record in a release's provenance: the integer seed
-    (drawn from OS entropy when ``rng`` is None, so the run can be replayed) or
-    ``"numpy Generator (caller-supplied)"``.
+    Returns the generator and a description of the randomness for provenance. The
+    description **never contains a seed**: with ``rng=None`` the generator is seeded from
+    fresh OS entropy that is never stored anywhere (whoever held that seed and the input could
+    rerun the algorithm and undo the randomization the release relies on); with an explicit
+    int seed or Generator the caller holds the secret, and the record says only that.
     """
     if rng is None:
-        entropy = np.random.SeedSequence().entropy
-        assert isinstance(entropy, int)  # SeedSequence() without entropy draws one int
-        seed = entropy
-        return np.random.default_rng(seed), seed
+        return np.random.default_rng(np.random.SeedSequence()), RANDOMNESS_SECRET
     if isinstance(rng, bool):
         raise InvalidParameterError("The 'rng' parameter must be an int seed, a numpy Generator or None. Got a bool.")
     if isinstance(rng, numbers.Integral):
         if rng < 0:
             raise InvalidParameterError(f"The 'rng' parameter must be a non-negative int seed. Got {rng}.")
-        return np.random.default_rng(int(rng)), int(rng)
+        return np.random.default_rng(int(rng)), RANDOMNESS_CALLER_SEED
     if isinstance(rng, np.random.Generator):
-        return rng, "numpy Generator (caller-supplied)"
+        return rng, RANDOMNESS_CALLER_GENERATOR
     raise InvalidParameterError(
         f"The 'rng' parameter must be an int seed, a numpy Generator or None. Got {type(rng).__name__}."
     )

@@ -69,7 +69,8 @@ class Release:
     levels : ndarray of int, optional
         The level vector of a full-domain release (labels then come from the levels).
     provenance : dict
-        Algorithm, parameters, models, seed (or ``"none"``), timings, versions.
+        Algorithm, parameters, models, ``randomness`` (how a randomized run was seeded:
+        secret OS entropy, or a caller's seed; never the seed itself), timings, versions.
     """
 
     dataset: Dataset
@@ -260,8 +261,17 @@ class Release:
         df = self.to_pandas(include_suppressed=include_suppressed)
         return write_table(df, path, format=format, sep=sep, csv_escape=csv_escape)
 
+    def warnings(self) -> list[str]:
+        """What a person publishing this release must know (e.g. a caller-fixed seed)."""
+        from ._validation import RANDOMNESS_CALLER_GENERATOR, RANDOMNESS_CALLER_SEED, REPRODUCIBLE_WARNING
+
+        out = []
+        if self.provenance.get("randomness") in (RANDOMNESS_CALLER_SEED, RANDOMNESS_CALLER_GENERATOR):
+            out.append(REPRODUCIBLE_WARNING)
+        return out
+
     def summary(self) -> dict[str, Any]:
-        """A JSON-able summary: sizes, provenance, stored loss values."""
+        """A JSON-able summary: sizes, provenance (never a seed), stored loss values, warnings."""
         return {
             "rows": self.n,
             "suppressed": self.n_suppressed,
@@ -269,6 +279,7 @@ class Release:
             "levels": None if self.levels is None else [int(x) for x in self.levels],
             "loss": dict(self.loss),
             "provenance": _jsonable(self.provenance),
+            "warnings": self.warnings(),
         }
 
     def __repr__(self) -> str:

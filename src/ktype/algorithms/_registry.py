@@ -22,7 +22,7 @@ from typing import Any, cast
 import numpy as np
 
 from .._compile import CompileTimer
-from .._validation import RNGLike, check_params, check_rng, unknown_name
+from .._validation import RANDOMNESS_NONE, RNGLike, check_params, check_rng, unknown_name
 from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError, InternalError, InvalidParameterError, UnsupportedModelError, VerificationError
 from ..models._base import PrivacyModel
@@ -194,11 +194,9 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
     for m in models:
         m.validate(dataset)
     kwargs = dict(opts)
-    seed: Any = "none (deterministic algorithm)"
-    seed_source = "none"
+    randomness = RANDOMNESS_NONE
     if info.randomized:
-        gen, seed = check_rng(rng)
-        seed_source = "OS entropy (recorded seed replays the run)" if rng is None else "caller"
+        gen, randomness = check_rng(rng)  # never a seed value: see check_rng
         kwargs["rng"] = gen
     elif rng is not None:
         raise InvalidParameterError(f"{info.name} is deterministic and takes no rng.")
@@ -219,8 +217,7 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
             "recoding": info.recoding,
             "parameters": {k: v for k, v in opts.items()},
             "models": [str(m) for m in models],
-            "seed": seed,
-            "seed_source": seed_source,
+            "randomness": randomness,
             "timings": {
                 **prov.get("timings", {}),
                 "algorithm_s": round(max(t1 - t0 - c_alg.seconds, 0.0), 6),
