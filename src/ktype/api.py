@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,88 +14,185 @@ from .data.dataset import Dataset, HierarchySpec
 from .data.hierarchy import value_keys
 from .exceptions import DataError, HierarchyError, InvalidParameterError
 from .models._base import CheckResult, PrivacyModel
+from .models._table import MODEL_TABLE, spec_by_name
 from .release import Release
 
-__all__ = ["anonymize", "check", "make_models", "parse_release", "model_from_name", "MODEL_NAMES"]
+__all__ = ["anonymize", "check", "make_models", "models_from_names", "parse_release", "model_from_name", "MODEL_NAMES"]
 
 
 def _model_classes() -> dict[str, type]:
-    from .models import ktype_models as km
-    from .models import ldiversity as ld
-    from .models import tcloseness as tc
-    from .models.freeform import FreeformKAnonymity
-    from .models.kanonymity import KAnonymity
-    from .models.transparent import TransparentLDiversity
-
-    return {
-        "k-anonymity": KAnonymity,
-        "1k-anonymity": km.OneKAnonymity,
-        "k1-anonymity": km.KOneAnonymity,
-        "kk-anonymity": km.KKAnonymity,
-        "k-concealment": km.KConcealment,
-        "freeform-k-anonymity": FreeformKAnonymity,
-        "distinct-l-diversity": ld.DistinctLDiversity,
-        "entropy-l-diversity": ld.EntropyLDiversity,
-        "recursive-cl-diversity": ld.RecursiveCLDiversity,
-        "frequency-l-diversity": ld.FrequencyLDiversity,
-        "p-sensitivity": ld.PSensitivity,
-        "t-closeness": tc.TCloseness,
-        "transparent-l-diversity": TransparentLDiversity,
-    }
+    """CLI name -> model class, from the one model table."""
+    return {spec.name: spec.cls for spec in MODEL_TABLE}
 
 
-MODEL_NAMES = (
-    "k-anonymity", "1k-anonymity", "k1-anonymity", "kk-anonymity", "k-concealment", "freeform-k-anonymity",
-    "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity", "frequency-l-diversity",
-    "p-sensitivity", "t-closeness",
-)
+#: the model names the CLI and :func:`model_from_name` accept (from the model table)
+MODEL_NAMES: tuple[str, ...] = tuple(spec.name for spec in MODEL_TABLE)
+
+#: CLI flag of each model parameter (for messages)
+_FLAGS = {"k": "--k", "l": "--l", "c": "--c", "p": "--p", "t": "--t", "distance": "--distance",
+          "sensitive": "--sensitive-attribute", "scope": "--scope"}
+
+
+def _normalize_model_name(name: str) -> str:
+    return str(name).strip().lower().replace("_", "-").replace("(", "").replace(")", "").replace(",", "").replace(" ", "-")
 
 
 def model_from_name(name: str, **params: Any) -> PrivacyModel:
-    """Build a model from its CLI name (``"k-anonymity"``, ``"k-concealment"``, ...)."""
-    key = name.strip().lower().replace("_", "-").replace("(", "").replace(")", "").replace(",", "")
-    aliases = {"kanonymity": "k-anonymity", "l-diversity": "distinct-l-diversity", "kconcealment": "k-concealment", "freeform": "freeform-k-anonymity"}
-    key = aliases.get(key, key)
-    classes = _model_classes()
-    if key not in classes:
-        raise unknown_name("privacy model", name, classes)
-    cls = classes[key]
-    import dataclasses
+    """Build a model from its CLI name (``"k-anonymity"``, ``"k-concealment"``, ...).
 
-    fields = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in params.items() if k in fields and v is not None})
+    Parameters whose value is ``None`` are ignored. A parameter the model does not take is
+    an error (``model_from_name("k-anonymity", k=10, l=3)`` raises), and so is a missing
+    required one (``model_from_name("k-anonymity")`` says to give ``k``).
+    """
+    spec = spec_by_name(_normalize_model_name(name))
+    if spec is None:
+        raise unknown_name("privacy model", str(name), [m.name for m in MODEL_TABLE])
+    given = {k: v for k, v in params.items() if v is not None}
+    extra = sorted(set(given) - set(spec.params))
+    if extra:
+        takes = ", ".join(f"{p} ({_FLAGS.get(p, p)})" for p in spec.params)
+        raise InvalidParameterError(
+            f"{spec.name} does not take {', '.join(f'{p}={given[p]!r}' for p in extra)}; it takes {takes}. "
+            "Remove the parameter or add a model that uses it."
+        )
+    missing = [p for p in spec.required if p not in given]
+    if missing:
+        raise InvalidParameterError(
+            f"{spec.name} needs {', '.join(f'{p} ({_FLAGS.get(p, p)})' for p in missing)}; "
+            f"e.g. {spec.name} with " + ", ".join(f"{p}={spec.test_params.get(p, '...')}" for p in missing) + "."
+        )
+    return spec.cls(**given)
+
+
+def models_from_names(names: Sequence[str], **params: Any) -> list[PrivacyModel]:
+    """Several models by name sharing one set of parameters (the ``ktype check`` flags).
+
+    Each model receives the parameters it takes; a parameter that no named model takes is
+    an error, and so is a missing required one. ``l`` must be an integer for distinct and
+    recursive ℓ-diversity (never rounded).
+    """
+    given = {k: v for k, v in params.items() if v is not None}
+    specs = []
+    for nm in names:
+        spec = spec_by_name(_normalize_model_name(nm))
+        if spec is None:
+            raise unknown_name("privacy model", str(nm), [m.name for m in MODEL_TABLE])
+        specs.append(spec)
+    unused = sorted(set(given) - {p for spec in specs for p in spec.params})
+    if unused:
+        raise InvalidParameterError(
+            f"No model named ({', '.join(s.name for s in specs)}) takes {', '.join(f'{p}={given[p]!r}' for p in unused)}. "
+            "Remove it or name the model that uses it with --model."
+        )
+    out = []
+    for spec in specs:
+        mine = {k: v for k, v in given.items() if k in spec.params}
+        for key in ("k", "p"):
+            if key in mine:
+                mine[key] = _integer(key, mine[key], spec.name)
+        if "l" in mine:
+            integral = spec.name in _INTEGER_L
+            mine["l"] = _integer("l", mine["l"], spec.name) if integral else _finite("l", mine["l"])
+        for key in ("c", "t"):
+            if key in mine:
+                mine[key] = _finite(key, mine[key])
+        out.append(model_from_name(spec.name, **mine))
+    return out
+
+
+def default_k_model(info: Any) -> str:
+    """The model ``k`` means for an algorithm: its own primary k-type model if it takes ``k``
+    (``k_concealment`` -> k-concealment), else k-anonymity."""
+    from .models._table import spec_of
+
+    if info.models:
+        try:
+            primary = spec_of(info.models[0])
+        except KeyError:
+            return "k-anonymity"
+        if "k" in primary.params:
+            return primary.name
+    return "k-anonymity"
+
+
+_DIVERSITY = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
+              "recursive": "recursive-cl-diversity", "frequency": "frequency-l-diversity",
+              "transparent": "transparent-l-diversity"}
+#: ℓ-diversity models whose ℓ is an integer (never rounded)
+_INTEGER_L = ("distinct-l-diversity", "recursive-cl-diversity", "transparent-l-diversity")
+
+
+def _finite(name: str, value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"The '{name}' parameter must be a number. Got {value!r} instead.") from None
+    if not math.isfinite(v):
+        raise InvalidParameterError(f"The '{name}' parameter must be a finite number. Got {value!r} instead.")
+    return v
+
+
+def _integer(name: str, value: Any, what: str) -> int:
+    v = _finite(name, value)
+    if not v.is_integer():
+        raise InvalidParameterError(
+            f"{what} needs an integer {name}; got {name}={value!r}. It is not rounded: give an integer, "
+            "or use entropy or frequency ℓ-diversity for a real-valued ℓ."
+        )
+    return int(v)
 
 
 def make_models(
     *,
     k: int | None = None,
     l: float | None = None,  # noqa: E741
-    diversity: str = "distinct",
+    diversity: str | None = None,
     c: float | None = None,
     p: int | None = None,
     t: float | None = None,
-    distance: str = "equal",
+    distance: str | None = None,
     sensitive: str | None = None,
     kind: str = "k-anonymity",
 ) -> list[PrivacyModel]:
     """Models from simple parameters: ``k`` (with ``kind`` among the k-type models), ``l``
-    (with ``diversity`` in distinct/entropy/recursive/frequency), ``p``, ``t``."""
+    (with ``diversity`` in distinct/entropy/recursive/frequency, default distinct; ``c`` for
+    recursive (c,ℓ)), ``p``, ``t`` (with ``distance``).
+
+    Parameters are honoured or refused, never silently changed: a non-integer ``l`` for
+    distinct or recursive ℓ-diversity, a NaN, ``c`` without recursive diversity, ``distance``
+    without ``t`` or ``diversity`` without ``l`` raise :class:`InvalidParameterError`.
+    """
     models: list[PrivacyModel] = []
     if k is not None:
-        models.append(model_from_name(kind, k=k))
-    if l is not None:
-        name = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
-                "recursive": "recursive-cl-diversity", "frequency": "frequency-l-diversity",
-                "transparent": "transparent-l-diversity"}.get(diversity)
+        models.append(model_from_name(kind, k=_integer("k", k, kind)))
+    elif _normalize_model_name(kind) not in ("k-anonymity", "kanonymity"):
+        raise InvalidParameterError(f"The k-type model {kind!r} needs k (--k).")
+    if l is None:
+        if diversity is not None:
+            raise InvalidParameterError(f"diversity={diversity!r} needs ℓ (--l).")
+        if c is not None:
+            raise InvalidParameterError("c is the c of recursive (c,ℓ)-diversity; give --l and --diversity recursive too.")
+    else:
+        variant = "distinct" if diversity is None else str(diversity).strip().lower()
+        name = _DIVERSITY.get(variant)
         if name is None:
-            raise unknown_name("ℓ-diversity variant", diversity, ["distinct", "entropy", "recursive", "frequency", "transparent"])
-        if name in ("distinct-l-diversity", "transparent-l-diversity"):
-            l = int(l)  # noqa: E741
-        models.append(model_from_name(name, l=l, c=c, sensitive=sensitive))
+            raise unknown_name("ℓ-diversity variant", str(diversity), list(_DIVERSITY))
+        lv = _finite("l", l)
+        if name == "recursive-cl-diversity":
+            if c is None:
+                raise InvalidParameterError("Recursive (c,ℓ)-diversity needs c (--c), e.g. --l 3 --diversity recursive --c 2.")
+            models.append(model_from_name(name, l=_integer("l", l, "Recursive (c,ℓ)-diversity"), c=_finite("c", c), sensitive=sensitive))
+        else:
+            if c is not None:
+                raise InvalidParameterError(f"c applies to recursive (c,ℓ)-diversity only, not to {variant} ℓ-diversity.")
+            lval: float | int = _integer("l", l, f"{variant.capitalize()} ℓ-diversity") if name in _INTEGER_L else lv
+            models.append(model_from_name(name, l=lval, sensitive=sensitive))
     if p is not None:
-        models.append(model_from_name("p-sensitivity", p=p, sensitive=sensitive))
+        models.append(model_from_name("p-sensitivity", p=_integer("p", p, "p-sensitivity"), sensitive=sensitive))
     if t is not None:
-        models.append(model_from_name("t-closeness", t=t, distance=distance, sensitive=sensitive))
+        models.append(model_from_name("t-closeness", t=_finite("t", t), distance=distance or "equal", sensitive=sensitive))
+    elif distance is not None:
+        raise InvalidParameterError(f"distance={distance!r} is the ground distance of t-closeness; give --t too.")
     if not models:
         raise InvalidParameterError("Give a privacy requirement: k=..., l=..., p=... or t=... (or model=...).")
     return models
@@ -128,11 +226,11 @@ def anonymize(
     model: PrivacyModel | Sequence[PrivacyModel] | None = None,
     k: int | None = None,
     l: float | None = None,  # noqa: E741
-    diversity: str = "distinct",
+    diversity: str | None = None,
     c: float | None = None,
     p: int | None = None,
     t: float | None = None,
-    distance: str = "equal",
+    distance: str | None = None,
     algorithm: str = "mondrian",
     rng: RNGLike = None,
     progress: bool = False,
@@ -149,14 +247,16 @@ def anonymize(
     model : PrivacyModel or list, optional
         Explicit models; otherwise built from ``k``, ``l``, ``p``, ``t``.
     k, l, diversity, c, p, t, distance
-        Shortcuts: ``k`` → :class:`KAnonymity`; ``l`` with ``diversity`` in
+        Shortcuts: ``k`` → the algorithm's own k-type model (:class:`KConcealment` for
+        ``k_concealment``), else :class:`KAnonymity`; ``l`` with ``diversity`` in
         ``{"distinct", "entropy", "recursive", "frequency"}``; ``p`` → p-sensitivity;
         ``t`` with ``distance`` → t-closeness.
     algorithm : str
         A registered algorithm (``ktype algorithms`` lists them). Default ``"mondrian"``.
     rng : int, numpy Generator or None
-        For randomized algorithms (SPEC 7). ``None`` draws a seed from OS entropy and
-        records it in the release's provenance.
+        For randomized algorithms (SPEC 7). ``None`` (the default, for real releases) uses
+        secret OS entropy that is never recorded; an explicit seed makes the release
+        reproducible by anyone holding the seed and the input (the summary warns).
     **options
         Algorithm options (e.g. ``mode="relaxed"``, ``max_suppression=0.04``).
 
@@ -175,11 +275,12 @@ def anonymize(
     from .algorithms import get_algorithm
 
     ds = _as_dataset(data, quasi_identifiers, sensitive, identifiers, hierarchies)
+    info = get_algorithm(algorithm)
     if model is None:
-        models: Any = make_models(k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance)
+        models: Any = make_models(k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance, kind=default_k_model(info))
     else:
         models = model
-    return get_algorithm(algorithm).func(ds, models, rng=rng, progress=progress, **options)
+    return info.func(ds, models, rng=rng, progress=progress, **options)
 
 
 def check(

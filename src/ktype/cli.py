@@ -277,7 +277,7 @@ def anonymize(
     identifier: IdOpt = None,
     hierarchy: HierOpt = None,
     k: Annotated[int | None, typer.Option("--k", "-k", help="k of the k-type model.")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="k-type model for k: k-anonymity, kk-anonymity, k-concealment, ...")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="k-type model for k: k-anonymity, kk-anonymity, k-concealment, ... (default: the algorithm's own, e.g. k-concealment for k_concealment, else k-anonymity)")] = None,
     l: Annotated[float | None, typer.Option("--l", "-l", help="ℓ of ℓ-diversity.")] = None,  # noqa: E741
     diversity: Annotated[str | None, typer.Option("--diversity", help="ℓ-diversity variant: distinct, entropy, recursive, frequency, transparent (default: the algorithm's own).")] = None,
     c: Annotated[float | None, typer.Option("--c", help="c of recursive (c,ℓ)-diversity.")] = None,
@@ -286,7 +286,7 @@ def anonymize(
     distance: Annotated[str | None, typer.Option("--distance", help="t-closeness ground distance: equal, ordered, hierarchical.")] = None,
     algorithm: Annotated[str | None, typer.Option("--algorithm", "-a", help="Algorithm (see `ktype algorithms`).")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Algorithm option NAME=VALUE (repeatable).")] = None,
-    rng: Annotated[int | None, typer.Option("--rng", help="Seed for randomized algorithms (default: OS entropy, recorded).")] = None,
+    rng: Annotated[int | None, typer.Option("--rng", help="Seed for randomized algorithms, for tests and audits. Default: secret OS entropy, never recorded. With a seed, anyone holding it and the input can reproduce the release.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-O", help="Release file (.csv or .parquet).")] = None,
     summary_path: Annotated[Path | None, typer.Option("--summary", help="Write the JSON summary to this file too.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -301,7 +301,7 @@ def anonymize(
     missing: MissingOpt = None,
 ) -> None:
     """Anonymize a table, verify the result with the model's independent checker, write the release."""
-    from .api import make_models
+    from .api import default_k_model, make_models
     from .measures import compute as compute_measures
 
     try:
@@ -328,21 +328,36 @@ def anonymize(
         if kk is None and ll is None and _pick(p, cfg, "p") is None and _pick(t, cfg, "t") is None:
             kk = 10
             err.print("[yellow]no privacy requirement given; using k=10[/]")
-        models = make_models(
-            k=kk,
-            l=ll,
-            diversity=_pick(diversity, cfg, "diversity", _default_diversity(alg)),
-            c=_pick(c, cfg, "c"),
-            p=_pick(p, cfg, "p"),
-            t=_pick(t, cfg, "t"),
-            distance=_pick(distance, cfg, "distance", "equal"),
-            kind=_pick(model, cfg, "model", "k-anonymity"),
-        )
         from .algorithms import get_algorithm
 
         info = get_algorithm(alg)
+        ll_div = _pick(diversity, cfg, "diversity")
+        if ll_div is None and ll is not None:
+            ll_div = _default_diversity(alg)  # the variant the algorithm's own model uses
+        models = make_models(
+            k=kk,
+            l=ll,
+            diversity=ll_div,
+            c=_pick(c, cfg, "c"),
+            p=_pick(p, cfg, "p"),
+            t=_pick(t, cfg, "t"),
+            distance=_pick(distance, cfg, "distance"),
+            kind=_pick(model, cfg, "model", default_k_model(info)),
+        )
+        notices: list[str] = []
+        if "randomized" in info.options and info.options["randomized"] is False:
+            # the variant docs/local.md recommends for real releases is the randomized one
+            if "randomized" not in opts:
+                opts["randomized"] = True
+                notices.append(f"{info.name}: using the randomized variant (recommended for real releases; "
+                               "-o randomized=false publishes the deterministic one).")
+            elif opts["randomized"] is False:
+                notices.append(f"WARNING: {info.name} runs its DETERMINISTIC variant (-o randomized=false): an adversary "
+                               "who knows the algorithm can rerun it on candidate tables (Kerckhoffs' principle). "
+                               "Use it for experiments, not for real releases.")
+        rng_value = _pick(rng, cfg, "rng")
         with err.status(f"[bold]{info.name}[/] on {ds.n:,} rows x {ds.r} QIs ..."):
-            rel = info.func(ds, models, rng=_pick(rng, cfg, "rng"), **opts)
+            rel = info.func(ds, models, rng=rng_value, **opts)
         loss = compute_measures(rel)
         summary = {
             "input": str(in_path) if in_path else f"bundled:{ds_name}",
@@ -355,6 +370,7 @@ def anonymize(
             **rel.summary(),
             "measures": loss,
         }
+        summary["warnings"] = [*notices, *summary.get("warnings", [])]
         from ._io import atomic_write_text
 
         try:
@@ -368,6 +384,8 @@ def anonymize(
     except KtypeError as e:
         _fail(e)
         return
+    for w in summary["warnings"]:
+        err.print(f"[bold yellow]{w}[/]")
     if as_json or cfg.get("json"):
         print(json.dumps(summary, indent=2, default=str))
         return
@@ -432,6 +450,7 @@ def check(
     p: Annotated[int | None, typer.Option("--p")] = None,
     t: Annotated[float | None, typer.Option("--t")] = None,
     distance: Annotated[str | None, typer.Option("--distance")] = None,
+    diversity: Annotated[str | None, typer.Option("--diversity", help="With --l and no --model: distinct, entropy, recursive, frequency.")] = None,
     local: Annotated[bool, typer.Option("--local", help="The release is a k-type local recoding: ℓ-diversity is checked over each record's matches.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None,
@@ -442,16 +461,24 @@ def check(
     missing: MissingOpt = None,
 ) -> None:
     """Is this released table k-anonymous / (k,k) / k-concealed / ℓ-diverse / t-close? Exit 1 if not."""
-    from .api import model_from_name
+    from .api import make_models, models_from_names
 
     try:
         ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, local, csv_escape, (types, na_values, missing))
-        names = _split(_pick(model, cfg, "model")) or ["k-anonymity"]
+        names = _split(_pick(model, cfg, "model"))
         params = {"k": _pick(k, cfg, "k"), "l": _pick(l, cfg, "l"), "c": _pick(c, cfg, "c"), "p": _pick(p, cfg, "p"),
                   "t": _pick(t, cfg, "t"), "distance": _pick(distance, cfg, "distance")}
-        if params["l"] is not None and "distinct" in " ".join(names):
-            params["l"] = int(params["l"])
-        results = [model_from_name(nm, **params).check(rel) for nm in names]
+        div = _pick(diversity, cfg, "diversity")
+        if names:
+            if div is not None:
+                raise KtypeError("--diversity only applies without --model; name the variant as the model, e.g. --model recursive-cl-diversity.")
+            models = models_from_names(names, **params)
+        elif any(v is not None for v in params.values()):
+            models = make_models(diversity=div, **params)
+        else:
+            raise KtypeError("Say what to check: --model NAME with its parameters (e.g. --model k-anonymity --k 5), "
+                             "or just --k 5 / --l 2 / --t 0.2.")
+        results = [m.check(rel) for m in models]
     except KtypeError as e:
         _fail(e)
         return

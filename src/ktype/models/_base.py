@@ -14,7 +14,13 @@ from ..data.dataset import Dataset
 from ..exceptions import InvalidParameterError
 from ..release import Release
 
-__all__ = ["CheckResult", "PrivacyModel", "ClassModel", "equivalence_classes", "class_histograms"]
+__all__ = ["CheckResult", "PER_RELEASED_ROW", "PER_ORIGINAL_RECORD", "PrivacyModel", "ClassModel", "equivalence_classes", "class_histograms"]
+
+
+#: the two axes a :class:`CheckResult`'s ``per_record`` can be indexed by
+PER_RELEASED_ROW = "released row"
+PER_ORIGINAL_RECORD = "original record"
+PER_AXES = (PER_RELEASED_ROW, PER_ORIGINAL_RECORD)
 
 
 @dataclass(frozen=True)
@@ -26,24 +32,46 @@ class CheckResult:
     model : str
         The model, e.g. ``"KAnonymity(k=5)"``.
     satisfied : bool
-        Whether every record passes.
+        Whether the release satisfies the model.
     per_record : ndarray of bool
-        Verdict per released row (release row order). Suppressed rows pass (they are not
-        published as records).
+        One verdict per element of the axis named by ``per``.
     summary : dict
-        Model-specific facts (smallest class, violating records, ...).
+        Model-specific facts (smallest class, violating records, ...); ``summary["per"]``
+        always equals ``per``.
+    per : {"released row", "original record"}
+        What ``per_record`` is indexed by:
+
+        * ``"released row"`` — one entry per row of the release, in release row order
+          (class-scope models: k-anonymity, ℓ-diversity / t-closeness per class, and
+          (k,1)-anonymity). Suppressed rows pass (they are not published as records).
+        * ``"original record"`` — one entry per record of the original table, in dataset
+          order (match-scope diversity, (1,k)-, (k,k)-anonymity, k-concealment). Records
+          that are not published (suppressed) pass.
+
+        Default: ``summary["per"]`` if present, else ``"released row"``.
     """
 
     model: str
     satisfied: bool
     per_record: np.ndarray
     summary: dict[str, Any] = field(default_factory=dict)
+    per: str | None = None
+
+    def __post_init__(self) -> None:
+        per = self.per if self.per is not None else self.summary.get("per", PER_RELEASED_ROW)
+        if per not in PER_AXES:
+            raise ValueError(f"CheckResult.per must be one of {PER_AXES}; got {per!r}")
+        if self.summary.get("per", per) != per:
+            raise ValueError(f"CheckResult.per={per!r} disagrees with summary['per']={self.summary['per']!r}")
+        object.__setattr__(self, "per", per)
+        self.summary["per"] = per
 
     def __bool__(self) -> bool:
         return bool(self.satisfied)
 
     @property
     def n_violations(self) -> int:
+        """Number of failing entries of ``per_record`` (on the ``per`` axis)."""
         return int((~self.per_record).sum())
 
 
@@ -133,6 +161,7 @@ class ClassModel(PrivacyModel):
         pub = class_of >= 0
         per_record[pub] = ok_class[class_of[pub]]
         summary = {
+            "per": PER_RELEASED_ROW,
             "classes": g,
             "smallest_class": int(sizes.min()) if g else 0,
             "failing_classes": int((~ok_class).sum()),

@@ -34,7 +34,7 @@ import numpy as np
 
 from .._validation import Interval
 from ..release import Release
-from ._base import CheckResult, PrivacyModel
+from ._base import PER_ORIGINAL_RECORD, PER_RELEASED_ROW, CheckResult, PrivacyModel
 from ._graph import consistency_graph
 
 __all__ = ["OneKAnonymity", "KOneAnonymity", "KKAnonymity", "KConcealment"]
@@ -54,8 +54,8 @@ class _KTypeModel(PrivacyModel):
     monotone: ClassVar[bool] = True
     #: preserved when ``k`` decreases
     monotone_in_k: ClassVar[bool] = True
-    #: what ``CheckResult.per_record`` is indexed by: "original" or "released"
-    per: ClassVar[str] = "original"
+    #: what ``CheckResult.per_record`` is indexed by (``CheckResult.per``)
+    per: ClassVar[str] = PER_ORIGINAL_RECORD
 
 
 def _degree_result(model: str, degrees: np.ndarray, k: int, per: str, release: Release) -> CheckResult:
@@ -89,7 +89,7 @@ class OneKAnonymity(_KTypeModel):
 
     def check(self, release: Release) -> CheckResult:
         deg_o, _ = consistency_graph(release).degrees()
-        return _degree_result(str(self), deg_o, self.k, "original", release)
+        return _degree_result(str(self), deg_o, self.k, PER_ORIGINAL_RECORD, release)
 
 
 @dataclass(frozen=True)
@@ -108,11 +108,11 @@ class KOneAnonymity(_KTypeModel):
 
     k: int
     _parameter_constraints: ClassVar[dict] = _K
-    per: ClassVar[str] = "released"
+    per: ClassVar[str] = PER_RELEASED_ROW
 
     def check(self, release: Release) -> CheckResult:
         _, deg_r = consistency_graph(release).degrees()
-        return _degree_result(str(self), deg_r, self.k, "released", release)
+        return _degree_result(str(self), deg_r, self.k, PER_RELEASED_ROW, release)
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class KKAnonymity(_KTypeModel):
         ok = deg_o >= self.k
         ok_r = deg_r >= self.k
         summary: dict[str, Any] = {
-            "per": "original",
+            "per": PER_ORIGINAL_RECORD,
             "min_degree": _min(deg_o),
             "failing_records": int((~ok).sum()),
             "min_released_degree": _min(deg_r),
@@ -174,7 +174,7 @@ class KConcealment(_KTypeModel):
         ok = cnt >= self.k
         _, sizes = g.components()
         summary: dict[str, Any] = {
-            "per": "original",
+            "per": PER_ORIGINAL_RECORD,
             "min_matches": _min(cnt),
             "failing_records": int((~ok).sum()),
             "components": int(len(sizes)),

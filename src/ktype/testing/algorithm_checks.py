@@ -30,6 +30,7 @@ from ..algorithms._registry import AlgorithmInfo
 from ..data.dataset import Dataset
 from ..exceptions import DataError, InvalidParameterError, KtypeError, UnsupportedModelError
 from ..models._base import PrivacyModel
+from ..models._table import MODEL_TABLE
 from ..release import Release
 
 __all__ = [
@@ -41,21 +42,8 @@ __all__ = [
     "independent_loss_metric",
 ]
 
-_DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
-    "KAnonymity": {"k": 3},
-    "OneKAnonymity": {"k": 3},
-    "KOneAnonymity": {"k": 3},
-    "KKAnonymity": {"k": 3},
-    "KConcealment": {"k": 3},
-    "FreeformKAnonymity": {"k": 3},
-    "DistinctLDiversity": {"l": 2},
-    "EntropyLDiversity": {"l": 1.2},
-    "RecursiveCLDiversity": {"c": 4.0, "l": 2},  # the fixture has r1/tail = 3.8
-    "FrequencyLDiversity": {"l": 1.2},
-    "PSensitivity": {"p": 2},
-    "TCloseness": {"t": 0.5},
-    "TransparentLDiversity": {"l": 1},
-}
+#: small test parameters per model class name, from the one model table
+_DEFAULT_PARAMS: dict[str, dict[str, Any]] = {spec.cls.__name__: dict(spec.test_params) for spec in MODEL_TABLE}
 
 
 def fixture_dataset(n: int = 24, seed: int = 0) -> Dataset:

@@ -252,9 +252,9 @@ def test_figure3_one_k_attack(flag_suppressed):
     np.testing.assert_array_equal(match_counts(rel), [1, 1, 1, 2, 2])
     res = KConcealment(2).check(rel)
     np.testing.assert_array_equal(res.per_record, [False, False, False, True, True])
-    assert res.summary["per"] == "original" and res.summary["failing_records"] == 3
+    assert res.summary["per"] == "original record" and res.summary["failing_records"] == 3
     k1 = KOneAnonymity(2).check(rel)
-    assert k1.summary["per"] == "released" and len(k1.per_record) == rel.n
+    assert k1.summary["per"] == "released row" and len(k1.per_record) == rel.n
     np.testing.assert_array_equal(by_input(rel, k1.per_record), [False, False, False, True, True])
     post = match_posteriors(rel)
     np.testing.assert_allclose(post.max_posterior, [1, 1, 1, 0.5, 0.5])
@@ -356,7 +356,7 @@ def test_parameters_and_flags():
         match_posteriors(table1(TABLE1_C), max_component=21)
     for cls in (OneKAnonymity, KOneAnonymity, KKAnonymity, KConcealment):
         assert cls.monotone and cls.monotone_in_k and not cls.per_class and not cls.needs_sensitive
-    assert KOneAnonymity.per == "released" and KConcealment.per == "original"
+    assert KOneAnonymity.per == "released row" and KConcealment.per == "original record"
     assert str(KKAnonymity(3)) == "KKAnonymity(k=3)"
 
 
