@@ -204,6 +204,7 @@ def _as_dataset(
     sensitive: Sequence[str] | str,
     identifiers: Sequence[str],
     hierarchies: Mapping[str, HierarchySpec] | None,
+    insensitive: Sequence[str] = (),
 ) -> Dataset:
     if isinstance(data, Dataset):
         return data
@@ -213,7 +214,8 @@ def _as_dataset(
         raise InvalidParameterError("Name the quasi-identifiers: quasi_identifiers=[...].")
     if isinstance(sensitive, str):
         sensitive = [sensitive]
-    return Dataset(data, quasi_identifiers=quasi_identifiers, sensitive=sensitive, identifiers=identifiers, hierarchies=hierarchies)
+    return Dataset(data, quasi_identifiers=quasi_identifiers, sensitive=sensitive, identifiers=identifiers,
+                   insensitive=insensitive, hierarchies=hierarchies)
 
 
 def anonymize(
@@ -222,6 +224,7 @@ def anonymize(
     quasi_identifiers: Sequence[str] | None = None,
     sensitive: Sequence[str] | str = (),
     identifiers: Sequence[str] = (),
+    insensitive: Sequence[str] = (),
     hierarchies: Mapping[str, HierarchySpec] | None = None,
     model: PrivacyModel | Sequence[PrivacyModel] | None = None,
     k: int | None = None,
@@ -242,8 +245,10 @@ def anonymize(
     ----------
     data : DataFrame or Dataset
         The table. With a DataFrame, give the roles and hierarchies here.
-    quasi_identifiers, sensitive, identifiers, hierarchies
-        Roles and hierarchies (see :class:`ktype.Dataset`).
+    quasi_identifiers, sensitive, identifiers, insensitive, hierarchies
+        Roles and hierarchies (see :class:`ktype.Dataset`). Every column needs a role:
+        identifiers are removed, insensitive columns are published unchanged, and a column
+        with no role is an error.
     model : PrivacyModel or list, optional
         Explicit models; otherwise built from ``k``, ``l``, ``p``, ``t``.
     k, l, diversity, c, p, t, distance
@@ -274,7 +279,7 @@ def anonymize(
     """
     from .algorithms import get_algorithm
 
-    ds = _as_dataset(data, quasi_identifiers, sensitive, identifiers, hierarchies)
+    ds = _as_dataset(data, quasi_identifiers, sensitive, identifiers, hierarchies, insensitive)
     info = get_algorithm(algorithm)
     if model is None:
         models: Any = make_models(k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance, kind=default_k_model(info))
@@ -295,7 +300,8 @@ def check(
     labels, as written by :meth:`Release.save`); the latter is parsed back onto the
     original's hierarchies, without knowing which input row each published row came from.
     """
-    ds = _as_dataset(original, roles.get("quasi_identifiers"), roles.get("sensitive", ()), roles.get("identifiers", ()), roles.get("hierarchies"))
+    ds = _as_dataset(original, roles.get("quasi_identifiers"), roles.get("sensitive", ()), roles.get("identifiers", ()),
+                     roles.get("hierarchies"), roles.get("insensitive", ()))
     rel = release if isinstance(release, Release) else parse_release(ds, release)
     if isinstance(model, PrivacyModel):
         return model.check(rel)

@@ -30,7 +30,23 @@ out = Console()
 
 
 # ---------------------------------------------------------------------- helpers
-def _load_config(path: Path | None) -> dict[str, Any]:
+#: config-file spellings of parameters whose Python name differs
+_CONFIG_ALIASES = {"summary_path": "summary", "as_json": "json", "fmt": "format"}
+
+
+def _config_keys(command: Any) -> set[str]:
+    """The keys a config file may hold for ``command``: its options (``keep`` = insensitive)."""
+    import inspect
+
+    keys = {_CONFIG_ALIASES.get(p, p) for p in inspect.signature(command).parameters if p != "config"}
+    if "insensitive" in keys:
+        keys.add("keep")
+    return keys
+
+
+def _load_config(path: Path | None, allowed: set[str] | None = None) -> dict[str, Any]:
+    """Read a YAML/TOML config. With ``allowed``, an unknown key is an error with a suggestion
+    (a misspelled ``sensitve:`` must not silently publish a column unprotected)."""
     if path is None:
         return {}
     if not path.exists():
@@ -48,6 +64,18 @@ def _load_config(path: Path | None) -> dict[str, Any]:
     if not isinstance(cfg, dict):
         raise KtypeError(f"Config file {path} must hold a mapping of option names to values.")
     cfg = {str(k).replace("-", "_"): v for k, v in cfg.items()}
+    if allowed is not None:
+        import difflib
+
+        for key in cfg:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, sorted(allowed), n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise KtypeError(f"Unknown key {key!r} in config file {path}.{hint} Valid keys: {', '.join(sorted(allowed))}.")
+    if "keep" in cfg:
+        if "insensitive" in cfg:
+            raise KtypeError(f"Config file {path} has both 'keep' and 'insensitive'; they are the same option, use one.")
+        cfg["insensitive"] = cfg.pop("keep")
     return _resolve_config_paths(cfg, path.parent)
 
 
@@ -154,6 +182,7 @@ def _coerce(v: str) -> Any:
 def _load_dataset(
     input_path: Path | None, dataset: str | None, qi: list[str], sensitive: list[str], identifiers: list[str],
     hierarchies: dict[str, Any], sep: str | None, reading: dict[str, Any] | None = None,
+    insensitive: list[str] | None = None,
 ):
     from .data.bundled import load_adult
     from .data.dataset import Dataset
@@ -161,7 +190,9 @@ def _load_dataset(
     if dataset:
         if dataset != "adult":
             raise KtypeError(f"Unknown bundled dataset {dataset!r}; `ktype datasets` lists them.")
-        return load_adult(quasi_identifiers=qi or None, sensitive=sensitive if sensitive else ("salary-class",))
+        if identifiers:
+            raise KtypeError("The bundled Adult data has no identifier columns; drop --identifier.")
+        return load_adult(quasi_identifiers=qi or None, sensitive=sensitive if sensitive else ("salary-class",), insensitive=insensitive or ())
     if input_path is None:
         raise KtypeError("Give an input file (CSV or Parquet) or --dataset adult.")
     if not qi:
@@ -169,7 +200,7 @@ def _load_dataset(
     rd = reading or {}
     kw = {"types": rd.get("types"), "na_values": rd.get("na_values")}
     roles = {"quasi_identifiers": qi, "sensitive": sensitive, "identifiers": identifiers, "hierarchies": hierarchies,
-             "missing": rd.get("missing")}
+             "missing": rd.get("missing"), "insensitive": insensitive or []}
     if input_path.suffix.lower() in (".parquet", ".pq"):
         return Dataset.from_parquet(input_path, **kw, **roles)
     return Dataset.from_csv(input_path, sep=sep, **kw, **roles)
@@ -253,6 +284,7 @@ def _fail(e: Exception, code: int = 2) -> None:
 QiOpt = Annotated[list[str] | None, typer.Option("--qi", help="Quasi-identifier columns (comma-separated or repeated).")]
 SensOpt = Annotated[list[str] | None, typer.Option("--sensitive", "-s", help="Sensitive columns.")]
 IdOpt = Annotated[list[str] | None, typer.Option("--identifier", help="Identifier columns (removed from the release).")]
+InsOpt = Annotated[list[str] | None, typer.Option("--insensitive", help="Columns released unchanged and unprotected (config: keep:). Every column needs a role.")]
 HierOpt = Annotated[list[str] | None, typer.Option("--hierarchy", "-H", help="COLUMN=SPEC with SPEC a hierarchy CSV path, ordered, flat, intervals:5,10,20, masking:1,2,3 or dates[:month,quarter,year,decade].")]
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Use a bundled dataset instead of an input file (adult).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="YAML/TOML file holding any of these options.")]
@@ -275,6 +307,7 @@ def anonymize(
     qi: QiOpt = None,
     sensitive: SensOpt = None,
     identifier: IdOpt = None,
+    insensitive: InsOpt = None,
     hierarchy: HierOpt = None,
     k: Annotated[int | None, typer.Option("--k", "-k", help="k of the k-type model.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="k-type model for k: k-anonymity, kk-anonymity, k-concealment, ... (default: the algorithm's own, e.g. k-concealment for k_concealment, else k-anonymity)")] = None,
@@ -305,10 +338,11 @@ def anonymize(
     from .measures import compute as compute_measures
 
     try:
-        cfg = _load_config(config)
+        cfg = _load_config(config, _config_keys(anonymize))
         qi_l = _split(_pick(qi, cfg, "qi"))
         sens_l = _split(_pick(sensitive, cfg, "sensitive"))
         ids_l = _split(_pick(identifier, cfg, "identifier"))
+        ins_l = _split(_pick(insensitive, cfg, "insensitive"))
         hier = _hierarchies(_pick(hierarchy, cfg, "hierarchy"))
         ds_name = _pick(dataset, cfg, "dataset")
         in_path = _pick(input, cfg, "input")
@@ -321,7 +355,8 @@ def anonymize(
         alg = _pick(algorithm, cfg, "algorithm", "mondrian")
         opts = _parse_options(_pick(option, cfg, "option"))
         t0 = time.perf_counter()
-        ds = _load_dataset(in_path, ds_name, qi_l, sens_l, ids_l, hier, _pick(sep, cfg, "sep"), _reading(types, na_values, missing, cfg))
+        ds = _load_dataset(in_path, ds_name, qi_l, sens_l, ids_l, hier, _pick(sep, cfg, "sep"), _reading(types, na_values, missing, cfg),
+                           insensitive=ins_l)
         t_load = time.perf_counter() - t0
         kk = _pick(k, cfg, "k")
         ll = _pick(l, cfg, "l")
@@ -364,6 +399,8 @@ def anonymize(
             "rows": ds.n,
             "quasi_identifiers": ds.quasi_identifiers,
             "sensitive": ds.sensitive,
+            "published_unchanged": ds.sensitive + ds.insensitive,
+            "removed_identifiers": ds.identifiers,
             "models": [str(m) for m in models],
             "verified": True,
             "load_s": round(t_load, 3),
@@ -394,6 +431,8 @@ def anonymize(
     tab.add_row("rows / QIs", f"{ds.n:,} / {ds.r}")
     tab.add_row("models", ", ".join(summary["models"]) + "  [green]✓ verified by independent checker[/]")
     tab.add_row("suppressed", str(rel.n_suppressed))
+    tab.add_row("published unchanged", ", ".join(summary["published_unchanged"]) or "(none)")
+    tab.add_row("removed identifiers", ", ".join(summary["removed_identifiers"]) or "(none)")
     tm = rel.provenance["timings"]
     tab.add_row(
         "time",

@@ -39,6 +39,7 @@ def load_adult(
     quasi_identifiers: Sequence[str] | None = None,
     sensitive: Sequence[str] | None = ("salary-class",),
     *,
+    insensitive: Sequence[str] = (),
     n: int | None = None,
 ) -> Dataset:
     """The bundled Adult dataset with its ARX hierarchies.
@@ -49,6 +50,10 @@ def load_adult(
         Default: the eight demographic attributes (all but ``salary-class``).
     sensitive : sequence of str, optional
         Default ``("salary-class",)``. Pass ``()`` to use all nine columns as QIs.
+    insensitive : sequence of str, optional
+        Other Adult columns to release unchanged. Columns that are neither
+        quasi-identifiers, sensitive nor listed here are left out of the dataset (and so of
+        every release).
     n : int, optional
         Keep only the first ``n`` rows (for quick experiments).
     """
@@ -63,4 +68,7 @@ def load_adult(
     hierarchies = {
         c: Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{c}.csv", name=c) for c in quasi_identifiers
     }
-    return Dataset(df, quasi_identifiers=list(quasi_identifiers), sensitive=sensitive, hierarchies=hierarchies, name="adult")
+    keep = set(quasi_identifiers) | set(sensitive) | set(insensitive)
+    df = df[[c for c in df.columns if c in keep]]  # unselected columns are not part of the dataset
+    return Dataset(df, quasi_identifiers=list(quasi_identifiers), sensitive=sensitive, insensitive=list(insensitive),
+                   hierarchies=hierarchies, name="adult")

@@ -15,11 +15,13 @@ from .builders import build_hierarchy
 from .hierarchy import MISSING_LABEL, Hierarchy, value_keys
 from .types import _textual
 
-__all__ = ["Dataset", "HierarchySpec", "read_table"]
+__all__ = ["Dataset", "HierarchySpec", "read_table", "unassigned_message"]
 
 HierarchySpec = Hierarchy | str | Path | Mapping[str, Any] | None
 
 ROLES = ("identifier", "quasi_identifier", "sensitive", "insensitive")
+_ROLE_NAMES = {"identifier": "identifier", "quasi-identifier": "quasi_identifier", "sensitive": "sensitive",
+               "insensitive": "insensitive"}
 
 
 class Dataset:
@@ -40,7 +42,10 @@ class Dataset:
     identifiers : sequence of str, optional
         Direct identifiers (names, SSNs): removed from every release.
     insensitive : sequence of str, optional
-        Other columns, released unchanged. Default: every column not named elsewhere.
+        Columns explicitly released unchanged. **Every column must have a role**: a column
+        that is not named as identifier, quasi-identifier, sensitive or insensitive is an
+        error (nothing is published that the user did not assign). Drop columns you do
+        not want in the release before building the dataset, or name them identifiers.
     hierarchies : mapping, optional
         Per quasi-identifier (and optionally per sensitive attribute, for hierarchical
         t-closeness): a :class:`Hierarchy`, a path to an ARX hierarchy CSV, ``"ordered"``
@@ -62,8 +67,8 @@ class Dataset:
     Raises
     ------
     DataError
-        Unknown column, a column given two roles, missing values in a QI or sensitive
-        column, or an empty table.
+        Unknown column, a column given two roles, a column with no role, missing values in
+        a QI or sensitive column, or an empty table.
     HierarchyError
         A data value absent from its hierarchy, or a malformed hierarchy.
 
@@ -122,13 +127,11 @@ class Dataset:
                 if c in seen:
                     raise DataError(f"Column {c!r} is given two roles ({seen[c]} and {role}); give it one.")
                 seen[c] = role
-        if insensitive is None:
-            insensitive = [c for c in cols if c not in seen]
-        else:
-            insensitive = _as_list(insensitive, "insensitive")
-            for c in insensitive:
-                if c in seen:
-                    raise DataError(f"Column {c!r} is given two roles ({seen[c]} and insensitive); give it one.")
+        insensitive = [] if insensitive is None else _as_list(insensitive, "insensitive")
+        for c in insensitive:
+            if c in seen:
+                raise DataError(f"Column {c!r} is given two roles ({seen[c]} and insensitive); give it one.")
+            seen[c] = "insensitive"
         if not quasi_identifiers:
             raise DataError("Name at least one quasi-identifier column (quasi_identifiers=[...]).")
         if len(data) == 0:
@@ -189,6 +192,12 @@ class Dataset:
             codes.setflags(write=False)
             self.sensitive_codes[c] = codes
             self.sensitive_values[c] = values
+        # last, so that errors in the data and hierarchies are reported first
+        unassigned = [c for c in cols if c not in seen]
+        if unassigned:
+            raise DataError(unassigned_message(unassigned))
+        #: role of every input column, in table order
+        self.roles: dict[str, str] = {c: _ROLE_NAMES[seen[c]] for c in cols}
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -389,6 +398,19 @@ def _is_date_spec(spec: Any) -> bool:
     if isinstance(spec, Mapping):
         return len(spec) == 1 and next(iter(spec)) == "dates"
     return isinstance(spec, str) and (spec == "dates" or spec.startswith("dates:"))
+
+
+def unassigned_message(columns: Sequence[str]) -> str:
+    """The error for input columns that have no role (they would be published unprotected)."""
+    listing = ", ".join(map(repr, columns))
+    return (
+        f"Column(s) {listing} have no role, so ktype does not know whether it may publish them. Give every "
+        "column a role: identifier (removed from the release), quasi-identifier (generalized), sensitive "
+        "(released unchanged, protected by ℓ-diversity / t-closeness) or insensitive (released unchanged, "
+        "unprotected). Command line: --identifier COL, --qi COL, --sensitive COL or --insensitive COL "
+        "(config file: identifier:, qi:, sensitive:, keep:). Python: Dataset(..., identifiers=[...], "
+        "insensitive=[...]), or drop the columns from the table."
+    )
 
 
 def _as_list(x: Iterable[str] | str, what: str) -> list[str]:

@@ -232,6 +232,7 @@ def census_dataset(
         quasi_identifiers = [c for c in CENSUS_SCHEMA if c not in sensitive]
     quasi_identifiers = list(quasi_identifiers)
     hier = {c: census_hierarchy(c, categorical) for c in quasi_identifiers if c in CENSUS_SCHEMA}
+    df = df[[c for c in df.columns if c in set(quasi_identifiers) | set(sensitive)]]  # unselected columns left out
     return Dataset(df, quasi_identifiers=quasi_identifiers, sensitive=sensitive, hierarchies=hier, name="census-synthetic")
 
 

@@ -50,15 +50,15 @@ def test_api_anonymize_and_check_roundtrip(people, tmp_path):
 def test_api_errors_are_clear(people):
     _, df = people
     with pytest.raises(InvalidParameterError, match="Did you mean 'mondrian'"):
-        ktype.anonymize(df, quasi_identifiers=["age"], k=2, algorithm="mondrain")
+        ktype.anonymize(df, quasi_identifiers=["age"], identifiers=["name", "zip", "disease"], k=2, algorithm="mondrain")
     with pytest.raises(InvalidParameterError, match="The 'k' parameter of KAnonymity must be an int in the range"):
-        ktype.anonymize(df, quasi_identifiers=["age"], k=0)
+        ktype.anonymize(df, quasi_identifiers=["age"], identifiers=["name", "zip", "disease"], k=0)
     with pytest.raises(InvalidParameterError, match=r"k=61 exceeds the number of rows \(60\)"):
-        ktype.anonymize(df, quasi_identifiers=["age"], k=61)
+        ktype.anonymize(df, quasi_identifiers=["age"], identifiers=["name", "zip", "disease"], k=61)
     with pytest.raises(DataError, match="Did you mean 'age'"):
-        ktype.anonymize(df, quasi_identifiers=["agee"], k=2)
+        ktype.anonymize(df, quasi_identifiers=["agee"], identifiers=["name", "zip", "disease"], k=2)
     with pytest.raises(InvalidParameterError, match="Give a privacy requirement"):
-        ktype.anonymize(df, quasi_identifiers=["age"])
+        ktype.anonymize(df, quasi_identifiers=["age"], identifiers=["name", "zip", "disease"])
 
 
 def test_cli_anonymize_writes_release_and_summary(people, tmp_path):
@@ -85,14 +85,16 @@ def test_cli_anonymize_writes_release_and_summary(people, tmp_path):
 def test_cli_error_leaves_no_output(people, tmp_path):
     path, df = people
     out = tmp_path / "never.csv"
-    res = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--k", "500", "--output", str(out)])
+    res = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--identifier", "name", "--insensitive", "disease",
+                              "--k", "500", "--output", str(out)])
     assert res.exit_code == 2
     assert "exceeds the number of rows" in res.output
     assert not out.exists() and list(tmp_path.glob(".never*")) == []
     df.loc[3, "age"] = None
     bad = tmp_path / "missing.csv"
     df.to_csv(bad, index=False)
-    res = runner.invoke(app, ["anonymize", str(bad), "--qi", "age,zip", "--k", "5", "--output", str(out)])
+    res = runner.invoke(app, ["anonymize", str(bad), "--qi", "age,zip", "--identifier", "name", "--sensitive", "disease",
+                              "--k", "5", "--output", str(out)])
     assert res.exit_code == 2 and "missing value" in res.output and not out.exists()
 
 

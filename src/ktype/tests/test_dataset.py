@@ -33,9 +33,12 @@ def test_roles_and_encoding(df):
         quasi_identifiers=["age", "zip", "sex"],
         sensitive=["disease"],
         identifiers=["name"],
+        insensitive=["weight"],
         hierarchies={"zip": {"masking": [2, 3, 4]}, "age": {"intervals": [10, 20]}},
     )
     assert (ds.n, ds.r) == (5, 3)
+    assert ds.roles == {"name": "identifier", "age": "quasi_identifier", "zip": "quasi_identifier",
+                        "sex": "quasi_identifier", "disease": "sensitive", "weight": "insensitive"}
     assert ds.insensitive == ["weight"]
     assert ds.X.dtype == np.int32 and ds.X.shape == (5, 3)
     assert not ds.X.flags.writeable
@@ -53,27 +56,28 @@ def test_roles_and_encoding(df):
 
 
 def test_default_hierarchies(df):
-    ds = Dataset(df, quasi_identifiers=["age", "sex"])
+    ds = Dataset(df[["age", "sex"]], quasi_identifiers=["age", "sex"])
     assert ds.hierarchies[0].kind == "ordered"  # numeric column
     assert ds.hierarchies[1].kind == "tree" and ds.hierarchies[1].height == 1  # flat
-    ds2 = Dataset(df, quasi_identifiers=["age"], hierarchies={"age": "flat"})
+    ds2 = Dataset(df[["age"]], quasi_identifiers=["age"], hierarchies={"age": "flat"})
     assert ds2.hierarchies[0].kind == "tree"
 
 
 def test_input_not_modified(df):
     before = df.copy()
-    Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"])
+    Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"], insensitive=["sex", "weight"])
     pd.testing.assert_frame_equal(df, before)
 
 
 def test_subset_and_fingerprint(df):
-    ds = Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"])
+    roles = dict(quasi_identifiers=["age", "zip"], sensitive=["disease"], insensitive=["name", "sex", "weight"])
+    ds = Dataset(df, **roles)
     sub = ds.subset([4, 0])
     assert sub.n == 2
     assert np.array_equal(sub.X, ds.X[[4, 0]])
     assert sub.sensitive_codes["disease"].tolist() == ds.sensitive_codes["disease"][[4, 0]].tolist()
     assert sub.data["name"].tolist() == ["Eve", "Ann"]
-    assert ds.fingerprint() == Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"]).fingerprint()
+    assert ds.fingerprint() == Dataset(df, **roles).fingerprint()
     assert sub.fingerprint() != ds.fingerprint()
 
 
@@ -135,6 +139,15 @@ def test_unknown_column_suggests_closest(df):
         Dataset(df, quasi_identifiers=["age"], sensitive=["diseas"])
 
 
+def test_every_column_needs_a_role(df):
+    """Issue #8: a column nobody assigned (a name, an SSN) is never published by default."""
+    with pytest.raises(DataError, match=r"Column\(s\) 'name', 'sex', 'weight' have no role") as e:
+        Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"])
+    assert "--identifier COL" in str(e.value) and "--insensitive COL" in str(e.value) and "keep:" in str(e.value)
+    ds = Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"], insensitive=["sex", "weight"])
+    assert ds.insensitive == ["sex", "weight"]
+
+
 def test_column_with_two_roles(df):
     with pytest.raises(DataError, match=r"Column 'age' is given two roles \(quasi-identifier and sensitive\)"):
         Dataset(df, quasi_identifiers=["age"], sensitive=["age"])
@@ -194,19 +207,20 @@ def test_missing_and_empty_csv(tmp_path):
 def test_from_csv_and_parquet_roundtrip(df, tmp_path):
     df.to_csv(tmp_path / "t.csv", sep=";", index=False)
     df.to_parquet(tmp_path / "t.parquet", index=False)
-    a = Dataset.from_csv(tmp_path / "t.csv", quasi_identifiers=["age", "sex"], sensitive=["disease"])
-    b = Dataset.from_parquet(tmp_path / "t.parquet", quasi_identifiers=["age", "sex"], sensitive=["disease"])
+    roles = dict(quasi_identifiers=["age", "sex"], sensitive=["disease"], identifiers=["name"], insensitive=["zip", "weight"])
+    a = Dataset.from_csv(tmp_path / "t.csv", **roles)
+    b = Dataset.from_parquet(tmp_path / "t.parquet", **roles)
     assert np.array_equal(a.X, b.X)
     assert a.name == "t"
 
 
 def test_sensitive_column_resolution(df):
-    ds = Dataset(df, quasi_identifiers=["age"], sensitive=["disease", "weight"])
+    ds = Dataset(df, quasi_identifiers=["age"], sensitive=["disease", "weight"], identifiers=["name", "zip", "sex"])
     with pytest.raises(DataError, match=r"several sensitive attributes"):
         ds.sensitive_column()
     with pytest.raises(DataError, match=r"'sex' is not a sensitive attribute"):
         ds.sensitive_column("sex")
-    ds0 = Dataset(df, quasi_identifiers=["age"])
+    ds0 = Dataset(df, quasi_identifiers=["age"], identifiers=["name", "zip", "sex", "disease", "weight"])
     with pytest.raises(DataError, match=r"needs a sensitive attribute"):
         ds0.sensitive_column()
 

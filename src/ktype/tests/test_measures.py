@@ -362,7 +362,7 @@ def test_kl_divergence_hand_computed():
 
 def test_classification_metric_insensitive_label():
     df = pd.DataFrame({"a": [1, 1, 1, 2, 2], "y": ["p", "p", "q", "q", "q"]})
-    ds = Dataset(df, quasi_identifiers=["a"])
+    ds = Dataset(df, quasi_identifiers=["a"], insensitive=["y"])
     rel = Release.build(ds, ds.X, ds.X, suppressed=[False, False, False, False, True])
     # class a=1: majority p, one penalty; class a=2 (one row): none; one suppressed
     assert M.classification_metric(rel, label="y") == pytest.approx(2 / 5)

@@ -33,7 +33,9 @@ def make_df(n: int = 40, seed: int = 0, insensitive: bool = False) -> pd.DataFra
 
 
 def make_dataset(df: pd.DataFrame) -> Dataset:
-    return Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["ssn"], hierarchies=HIER)
+    extra = [c for c in df.columns if c == "note"]
+    return Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["ssn"], insensitive=extra,
+                   hierarchies=HIER)
 
 
 def level_release(ds: Dataset, levels=(1, 2), suppress_zip: str | None = None) -> Release:
