@@ -12,14 +12,48 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import lexsort_rows
-from ._io import write_table
+from ._io import atomic_write, escape_csv_cells, output_format
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError
 
-__all__ = ["Release", "versions"]
+__all__ = ["Release", "versions", "read_release", "sidecar_path", "hierarchy_fingerprint"]
 
 RECODINGS = ("full-domain", "multidimensional", "local", "freeform")
+
+#: release-file metadata: format name, version, Parquet key and CSV sidecar suffix
+METADATA_FORMAT = "ktype-release"
+METADATA_VERSION = 1
+PARQUET_KEY = b"ktype.release"
+SIDECAR_SUFFIX = ".ktype.json"
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """The metadata sidecar of a CSV release: ``NAME.ktype.json`` beside ``NAME.csv``."""
+    path = Path(path)
+    return path.with_name(path.stem + SIDECAR_SUFFIX)
+
+
+def hierarchy_fingerprint(h: Any) -> str:
+    """A digest of a hierarchy's *structure*: kind, size, node intervals and the labels of
+    the generalized (non-leaf) nodes.
+
+    The leaf values themselves are left out on purpose: for hierarchies built from the data
+    (``ordered``, intervals, masking) the leaves are the distinct values of the column, and
+    a digest of them would let anyone confirm a guess such as "someone aged 97 is in the
+    table" offline. The audit of ``ktype check`` verifies the leaves anyway (every published
+    cell must cover its record's value).
+    """
+    import hashlib
+
+    hsh = hashlib.sha256()
+    hsh.update(f"{h.kind}|{h.size}|".encode())
+    if h.is_tree:
+        inner = h.node_lo != h.node_hi
+        hsh.update(np.ascontiguousarray(h.node_lo[inner]).tobytes())
+        hsh.update(np.ascontiguousarray(h.node_hi[inner]).tobytes())
+        hsh.update("\x1f".join(str(lab) for lab, i in zip(h.node_label, inner) if i).encode())
+    return hsh.hexdigest()[:32]
 
 
 def versions() -> dict[str, str]:
@@ -83,6 +117,8 @@ class Release:
     provenance: dict[str, Any] = field(default_factory=dict)
     loss: dict[str, float] = field(default_factory=dict)
     published_sensitive: dict[str, np.ndarray] | None = None
+    #: the privacy models the release was verified against (set by the registry)
+    models: tuple = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -240,6 +276,64 @@ class Release:
         order = [c for c in ds.data.columns if c in cols]
         return pd.DataFrame({c: cols[c] for c in order})
 
+    def metadata(self, *, include_suppressed: bool = False) -> dict[str, Any]:
+        """Machine-readable description of the published file (see docs/guide.md, "Release files").
+
+        Column schema, types and roles; recoding kind; the models the release claims with
+        their scope (``"class"`` or ``"matches"``); input, suppressed and published counts;
+        hierarchy fingerprints; algorithm, parameters and how it was randomized; ktype
+        version. Never a seed, never an identifier column, never a data value.
+        """
+        from .models._table import model_scope, spec_of
+
+        ds = self.dataset
+        df_cols = self._published_columns()
+        columns = []
+        for c in df_cols:
+            entry: dict[str, Any] = {"name": c, "role": ds.roles.get(c, "insensitive") if hasattr(ds, "roles") else None}
+            if c in ds.quasi_identifiers:
+                h = ds.hierarchy(c)
+                entry["type"] = "generalized"
+                entry["value_type"] = "numeric" if getattr(h, "numeric", False) else "categorical"
+            else:
+                entry["type"] = _dtype_name(ds.data[c])
+            columns.append(entry)
+        models = []
+        for m in self.models:
+            try:
+                name = spec_of(m).name
+            except KeyError:  # a model outside the table (e.g. a new algorithm's own): keep its class
+                name = type(m).__name__
+            params = {k: v for k, v in m.params.items() if v is not None and k != "scope"}
+            models.append({"name": name, "model": str(m), "params": _jsonable(params), "scope": model_scope(m, self.recoding)})
+        prov = self.provenance
+        published = self.n if include_suppressed else self.n - self.n_suppressed
+        return {
+            "format": METADATA_FORMAT,
+            "format_version": METADATA_VERSION,
+            "ktype_version": prov.get("versions", versions()).get("ktype"),
+            "created": prov.get("created"),
+            "columns": columns,
+            "recoding": self.recoding,
+            "levels": None if self.levels is None else [int(x) for x in self.levels],
+            "models": models,
+            "verified": bool(prov.get("verified", False)),
+            "input_records": int(ds.n),
+            "suppressed": self.n_suppressed,
+            "published_rows": int(published),
+            "suppressed_rows_published": bool(include_suppressed and self.n_suppressed),
+            "hierarchies": {c: {"kind": h.kind, "fingerprint": hierarchy_fingerprint(h)}
+                            for c, h in zip(ds.quasi_identifiers, ds.hierarchies)},
+            "algorithm": prov.get("algorithm"),
+            "parameters": _jsonable(prov.get("parameters", {})),
+            "randomness": prov.get("randomness"),
+        }
+
+    def _published_columns(self) -> list[str]:
+        ds = self.dataset
+        pub = set(ds.quasi_identifiers) | set(ds.sensitive) | set(ds.insensitive)
+        return [c for c in ds.data.columns if c in pub]
+
     def save(
         self,
         path: str | Path,
@@ -249,17 +343,57 @@ class Release:
         format: str | None = None,  # noqa: A002 - the CLI option's name
         csv_escape: bool = True,
     ) -> Path:
-        """Write the published table to CSV or Parquet, atomically.
+        """Write the published table to CSV or Parquet, atomically, with its metadata.
 
         The format follows ``format`` (``"csv"``/``"parquet"``) or the extension (``.csv``,
         ``.tsv``, ``.parquet``, ``.pq``; anything else is an error). CSV text cells that a
         spreadsheet would evaluate (``=…``, ``+…``, ``-…``, ``@…``) get a leading ``'``
         unless ``csv_escape=False`` (see :func:`ktype._io.escape_csv_cells`). A failure
-        leaves no partial file behind; a symlink, FIFO, device or directory at ``path`` is
-        refused.
+        leaves no partial file behind.
+
+        Parquet files carry the metadata (:meth:`metadata`) under the key ``ktype.release``
+        of the file's key-value metadata; a CSV file gets a sidecar ``NAME.ktype.json``
+        holding the metadata and the SHA-256 of the CSV bytes (so that a sidecar that does
+        not belong to the file is detected), written after the CSV in the same operation.
+
+        ``include_suppressed=True`` also writes the suppressed records as rows whose QI
+        cells read ``*``: they are then *published rows* (with their sensitive values), and
+        ``ktype check`` counts them as such.
         """
+        import hashlib
+        import json
+
+        path = Path(path)
+        fmt = output_format(path, format)
         df = self.to_pandas(include_suppressed=include_suppressed)
-        return write_table(df, path, format=format, sep=sep, csv_escape=csv_escape)
+        meta = self.metadata(include_suppressed=include_suppressed)
+        if fmt == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            def write_parquet(p: Path) -> None:
+                table = pa.Table.from_pandas(df, preserve_index=False)
+                kv = dict(table.schema.metadata or {})
+                kv[PARQUET_KEY] = json.dumps(meta).encode("utf-8")
+                pq.write_table(table.replace_schema_metadata(kv), p)
+
+            atomic_write(path, write_parquet)
+        else:
+            if sep is None:
+                sep = "\t" if path.suffix.lower() == ".tsv" else ","
+            table = escape_csv_cells(df) if csv_escape else df
+            data = table.to_csv(index=False, sep=sep).encode("utf-8")
+            meta["file"] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "sep": sep,
+                            "csv_escape": bool(csv_escape)}
+            side = sidecar_path(path)
+
+            def write_both(tmp_side: Path) -> None:
+                Path(tmp_side).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+                atomic_write(path, lambda p: Path(p).write_bytes(data))  # the CSV lands first, then its sidecar
+
+            atomic_write(side, write_both)
+        return path
+
 
     def warnings(self) -> list[str]:
         """What a person publishing this release must know (e.g. a caller-fixed seed)."""
@@ -285,6 +419,86 @@ class Release:
     def __repr__(self) -> str:
         alg = self.provenance.get("algorithm", "?")
         return f"Release({alg}, {self.n} rows, {self.n_suppressed} suppressed, {self.recoding})"
+
+
+def read_release(
+    path: str | Path, *, sep: str | None = None, csv_escape: bool | None = None
+) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    """Read a published release file and its metadata (``None`` when it has none).
+
+    Parquet: the ``ktype.release`` key-value metadata. CSV: the sidecar ``NAME.ktype.json``;
+    a sidecar whose recorded SHA-256 differs from the file's bytes raises
+    :class:`~ktype.exceptions.DataError` (the file was edited, or the sidecar belongs to
+    another file). CSV cells escaped against spreadsheet formulas are unescaped
+    (``csv_escape``: default from the sidecar, else True, as :meth:`Release.save` writes).
+    """
+    import hashlib
+
+    from .data.dataset import read_table
+
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"Release file not found: {path}")
+    meta: dict[str, Any] | None = None
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        try:
+            raw = (pq.read_schema(path).metadata or {}).get(PARQUET_KEY)
+        except Exception as e:  # noqa: BLE001 - unreadable file: a user error
+            raise DataError(f"Cannot read {path}: {e}") from None
+        if raw is not None:
+            meta = _parse_meta(raw.decode("utf-8"), path)
+        df = read_table(path)
+    else:
+        side = sidecar_path(path)
+        if side.exists():
+            meta = _parse_meta(side.read_text(encoding="utf-8"), side)
+            want = (meta.get("file") or {}).get("sha256")
+            have = hashlib.sha256(path.read_bytes()).hexdigest()
+            if want != have:
+                raise DataError(
+                    f"The metadata sidecar {side} does not belong to {path}: the file's SHA-256 is {have[:12]}..., "
+                    f"the sidecar records {str(want)[:12]}... The file was changed after it was written (or the "
+                    "sidecar is another release's). Remove the sidecar to check the file with explicit flags."
+                )
+            if sep is None:
+                sep = (meta.get("file") or {}).get("sep")
+            if csv_escape is None:
+                csv_escape = (meta.get("file") or {}).get("csv_escape")
+        df = read_table(path, sep=sep)
+        if csv_escape is None or csv_escape:
+            from ._io import unescape_csv_cells
+
+            df = unescape_csv_cells(df)
+    return df, meta
+
+
+def _parse_meta(text: str, where: Path) -> dict[str, Any]:
+    import json
+
+    try:
+        meta = json.loads(text)
+    except ValueError as e:
+        raise DataError(f"The release metadata in {where} is not valid JSON: {e}") from None
+    if not isinstance(meta, dict) or meta.get("format") != METADATA_FORMAT:
+        raise DataError(f"{where} does not hold ktype release metadata (format {METADATA_FORMAT!r}).")
+    if int(meta.get("format_version", 0)) > METADATA_VERSION:
+        raise DataError(f"{where} has release metadata version {meta.get('format_version')}; this ktype reads up to "
+                        f"{METADATA_VERSION}. Upgrade ktype.")
+    return meta
+
+
+def _dtype_name(values: pd.Series) -> str:
+    if pd.api.types.is_bool_dtype(values):
+        return "boolean"
+    if pd.api.types.is_integer_dtype(values):
+        return "integer"
+    if pd.api.types.is_float_dtype(values):
+        return "float"
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return "datetime"
+    return "string"
 
 
 def _sort_codes(values: np.ndarray) -> np.ndarray:

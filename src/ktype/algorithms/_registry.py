@@ -209,6 +209,7 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
     with CompileTimer() as c_ver:
         verify_release(release, models, max_suppression=opts.get("max_suppression"), algorithm=info.name)
         t2 = time.perf_counter()
+    release.models = tuple(models)
     prov = release.provenance
     prov.update(
         {

@@ -170,7 +170,8 @@ def test_save_roundtrip(tmp_path, suffix):
     back = pd.read_parquet(path) if suffix == ".parquet" else pd.read_csv(path, dtype=str)
     want = rel.to_pandas().astype(str)
     pd.testing.assert_frame_equal(back.astype(str), want)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"out{suffix}"]
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == (["out.csv", "out.ktype.json"] if suffix == ".csv" else ["out.parquet"])
 
 
 def _partial_then_fail(path_arg_index: int = 0):
@@ -184,7 +185,9 @@ def _partial_then_fail(path_arg_index: int = 0):
 
 def test_save_parquet_atomic_on_failure(tmp_path, monkeypatch):
     rel = level_release(make_dataset(make_df(20, 8)))
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", lambda self, p, **kw: _partial_then_fail()(p))
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr(pq, "write_table", lambda table, p, **kw: _partial_then_fail()(p))
     with pytest.raises(OSError, match="disk full"):
         rel.save(tmp_path / "out.parquet")
     assert list(tmp_path.iterdir()) == []
