@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ._validation import RNGLike, unknown_name
 from .data.dataset import Dataset, HierarchySpec
-from .data.hierarchy import value_keys
-from .exceptions import DataError, HierarchyError, InvalidParameterError
+from .exceptions import DataError, InvalidParameterError
 from .models._base import CheckResult, PrivacyModel
 from .models._table import MODEL_TABLE, spec_by_name
 from .release import Release
@@ -290,68 +289,55 @@ def anonymize(
 
 def check(
     original: pd.DataFrame | Dataset,
-    release: Release | pd.DataFrame,
-    model: PrivacyModel | Sequence[PrivacyModel],
+    release: Release | pd.DataFrame | str | Path,
+    model: PrivacyModel | Sequence[PrivacyModel] | None = None,
     **roles: Any,
 ) -> CheckResult | list[CheckResult]:
     """Check a release against one or several privacy models.
 
-    ``release`` may be a :class:`Release` or a published table (DataFrame with readable
-    labels, as written by :meth:`Release.save`); the latter is parsed back onto the
-    original's hierarchies, without knowing which input row each published row came from.
+    ``release`` is an in-memory :class:`Release`, a release **file** (CSV with its
+    ``NAME.ktype.json`` sidecar, or Parquet with its metadata) or a published table
+    (DataFrame). A file or table is first **audited** against the original
+    (:func:`ktype.audit.audit`): no identifier or undeclared column, every row (all-``*``
+    rows included) assigned to a distinct original record it generalizes, counts consistent
+    with the metadata. A release that fails raises :class:`~ktype.exceptions.AuditError`
+    naming the rows and the reason, so a check can never pass a table that is not a release
+    of this original. The scope of scope-dependent models (per class, or per record over its
+    matches for local recodings) comes from the metadata or ``recoding=``; without either
+    they refuse to guess.
+
+    ``model`` defaults to the models the release claims (its metadata, or
+    ``Release.models``). ``roles`` are :func:`ktype.audit.audit`'s keywords
+    (``quasi_identifiers``, ``sensitive``, ``identifiers``, ``insensitive``,
+    ``hierarchies``, ``recoding``, ``metadata``, ``sep``).
     """
-    ds = _as_dataset(original, roles.get("quasi_identifiers"), roles.get("sensitive", ()), roles.get("identifiers", ()),
-                     roles.get("hierarchies"), roles.get("insensitive", ()))
-    rel = release if isinstance(release, Release) else parse_release(ds, release)
+    if isinstance(release, Release):
+        models = release.models if model is None else model
+        if isinstance(models, PrivacyModel):
+            return models.check(release)
+        if not models:
+            raise InvalidParameterError("Say which model to check (model=...).")
+        return [m.check(release) for m in models]
+    from .audit import audit
+    from .exceptions import AuditError
+
+    report = audit(original, release, model, **roles)
+    if report.findings:
+        raise AuditError("The release fails its audit against the original: "
+                         + " ".join(str(f) for f in report.findings), report)
     if isinstance(model, PrivacyModel):
-        return model.check(rel)
-    return [m.check(rel) for m in model]
+        return report.results[0]
+    return report.results
 
 
-def parse_release(dataset: Dataset, published: pd.DataFrame, *, recoding: str = "multidimensional") -> Release:
-    """Read a published table (labels) back into a :class:`Release` over ``dataset``.
+def parse_release(
+    dataset: Dataset,
+    published: pd.DataFrame,
+    *,
+    recoding: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Release:
+    """Read a published table back into a :class:`Release` (see :func:`ktype.audit.parse_release`)."""
+    from .audit import parse_release as _parse
 
-    Rows whose QI cells are all ``*`` are treated as suppressed. ``recoding`` tells
-    scope-dependent checks (ℓ-diversity "auto") whether to work per equivalence class
-    (``"multidimensional"``/``"full-domain"``) or per record over its matches (``"local"``). The published order is
-    unknown to be linked to input rows (``source`` is None); checkers that need the
-    original-to-release correspondence recover it from the consistency graph.
-    """
-    missing = [c for c in dataset.quasi_identifiers + dataset.sensitive if c not in published.columns]
-    if missing:
-        raise DataError(f"The published table lacks column(s) {missing}.")
-    m = len(published)
-    lo = np.empty((m, dataset.r), dtype=np.int32)
-    hi = np.empty((m, dataset.r), dtype=np.int32)
-    for j, (col, h) in enumerate(zip(dataset.quasi_identifiers, dataset.hierarchies)):
-        labels = pd.Series(value_keys(published[col].astype(str)))
-        uniq = labels.unique()
-        lut_lo = {}
-        lut_hi = {}
-        for u in uniq:
-            try:
-                a, b = h.parse_label(u)  # the label grammar of docs/guide.md
-            except HierarchyError as e:
-                raise DataError(f"Column {col!r}: {e}") from None
-            lut_lo[u], lut_hi[u] = a, b
-        lo[:, j] = labels.map(lut_lo).to_numpy()
-        hi[:, j] = labels.map(lut_hi).to_numpy()
-    full = (lo == 0) & (hi == (dataset.domain_sizes - 1))
-    suppressed = full.all(axis=1) & (dataset.r > 1)
-    sens = {}
-    for col in dataset.sensitive:
-        keys = pd.Index(value_keys(dataset.sensitive_values[col]))
-        pub_keys = pd.Series(value_keys(published[col]))
-        if any(isinstance(v, (int, float, np.number)) for v in dataset.sensitive_values[col][:1]):
-            # numbers read back as text ("1423.0") compare as numbers
-            num = pd.to_numeric(published[col].reset_index(drop=True), errors="coerce")
-            ok = num.notna().to_numpy()
-            pub_keys[ok] = value_keys(num[ok])
-        codes = keys.get_indexer(pub_keys.tolist())
-        if (codes < 0).any():
-            bad = published[col].iloc[int(np.flatnonzero(codes < 0)[0])]
-            raise DataError(f"Published sensitive value {bad!r} in column {col!r} does not occur in the original data.")
-        sens[col] = codes.astype(np.int32)
-    rel = Release(dataset=dataset, lo=lo, hi=hi, suppressed=suppressed, source=None, recoding=recoding, published_sensitive=sens)
-    rel._canonicalize()
-    return rel
+    return _parse(dataset, published, recoding=recoding, metadata=metadata)

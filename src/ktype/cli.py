@@ -449,10 +449,11 @@ def _check_like(
     original: Path | None, released: Path, dataset: str | None, qi: list[str] | None, sensitive: list[str] | None,
     identifier: list[str] | None, hierarchy: list[str] | None, config: Path | None, sep: str | None, local: bool = False,
     csv_escape: bool | None = None, reading: tuple[Any, Any, Any] = (None, None, None),
+    insensitive: list[str] | None = None,
 ):
-    from ._io import unescape_csv_cells
-    from .api import parse_release
-    from .data.dataset import read_table
+    """Original dataset + a release file parsed back (with its metadata's recoding), for metrics and risk."""
+    from .audit import parse_release
+    from .release import read_release
 
     cfg = _load_config(config)
     original = _pick(original, cfg, "original")
@@ -465,24 +466,25 @@ def _check_like(
         _hierarchies(_pick(hierarchy, cfg, "hierarchy")),
         _pick(sep, cfg, "sep"),
         _reading(*reading, cfg),
+        insensitive=_split(_pick(insensitive, cfg, "insensitive")),
     )
-    pub = read_table(released, sep=sep, infer=False)  # labels are text; values compare as text
-    if Path(released).suffix.lower() not in (".parquet", ".pq") and _pick(csv_escape, cfg, "csv_escape", True):
-        pub = unescape_csv_cells(pub)
+    pub, meta = read_release(released, sep=sep, csv_escape=_pick(csv_escape, cfg, "csv_escape", None))
     local = local or bool(cfg.get("local"))
-    return ds, parse_release(ds, pub, recoding="local" if local else "multidimensional"), cfg
+    recoding = "local" if local else (meta or {}).get("recoding", "multidimensional")
+    return ds, parse_release(ds, pub, recoding=recoding, metadata=meta), cfg
 
 
 @app.command()
 def check(
-    released: Annotated[Path, typer.Argument(help="The released (published) table.")],
+    released: Annotated[Path, typer.Argument(help="The released (published) file; its metadata (Parquet) or NAME.ktype.json sidecar (CSV) is read.")],
     original: Annotated[Path | None, typer.Option("--original", help="The original table (CSV/Parquet).")] = None,
     dataset: DatasetOpt = None,
     qi: QiOpt = None,
     sensitive: SensOpt = None,
     identifier: IdOpt = None,
+    insensitive: InsOpt = None,
     hierarchy: HierOpt = None,
-    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Model name(s): k-anonymity, kk-anonymity, k-concealment, distinct-l-diversity, t-closeness, ...")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="Model name(s): k-anonymity, kk-anonymity, k-concealment, distinct-l-diversity, t-closeness, ... Default: the models the release's metadata claims.")] = None,
     k: Annotated[int | None, typer.Option("--k", "-k")] = None,
     l: Annotated[float | None, typer.Option("--l", "-l")] = None,  # noqa: E741
     c: Annotated[float | None, typer.Option("--c")] = None,
@@ -490,8 +492,9 @@ def check(
     t: Annotated[float | None, typer.Option("--t")] = None,
     distance: Annotated[str | None, typer.Option("--distance")] = None,
     diversity: Annotated[str | None, typer.Option("--diversity", help="With --l and no --model: distinct, entropy, recursive, frequency.")] = None,
-    local: Annotated[bool, typer.Option("--local", help="The release is a k-type local recoding: ℓ-diversity is checked over each record's matches.")] = False,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    recoding: Annotated[str | None, typer.Option("--recoding", help="How the release was recoded (full-domain, multidimensional, local, freeform) when it has no metadata; decides the scope of ℓ-diversity / t-closeness.")] = None,
+    local: Annotated[bool, typer.Option("--local", help="Same as --recoding local.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the audit and verdicts as JSON.")] = False,
     config: ConfigOpt = None,
     sep: SepOpt = None,
     csv_escape: ReadEscapeOpt = None,
@@ -499,36 +502,74 @@ def check(
     na_values: NaOpt = None,
     missing: MissingOpt = None,
 ) -> None:
-    """Is this released table k-anonymous / (k,k) / k-concealed / ℓ-diverse / t-close? Exit 1 if not."""
+    """Audit a released file against its original, then check its models. Exit 1 if anything fails.
+
+    The audit: no identifier or undeclared column; every published row (all-* rows too)
+    assigned to a distinct original record it generalizes; counts agree with the metadata.
+    """
     from .api import make_models, models_from_names
+    from .audit import audit
+    from .data.dataset import read_table
+    from .release import RECODINGS
 
     try:
-        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, local, csv_escape, (types, na_values, missing))
+        cfg = _load_config(config, _config_keys(check))
         names = _split(_pick(model, cfg, "model"))
         params = {"k": _pick(k, cfg, "k"), "l": _pick(l, cfg, "l"), "c": _pick(c, cfg, "c"), "p": _pick(p, cfg, "p"),
                   "t": _pick(t, cfg, "t"), "distance": _pick(distance, cfg, "distance")}
         div = _pick(diversity, cfg, "diversity")
+        models: Any = None
         if names:
             if div is not None:
                 raise KtypeError("--diversity only applies without --model; name the variant as the model, e.g. --model recursive-cl-diversity.")
             models = models_from_names(names, **params)
         elif any(v is not None for v in params.values()):
             models = make_models(diversity=div, **params)
-        else:
+        rec = "local" if local else _pick(recoding, cfg, "recoding")
+        if rec is not None and rec not in RECODINGS:
+            from ._validation import unknown_name
+
+            raise unknown_name("recoding", str(rec), RECODINGS)
+        qi_l = _split(_pick(qi, cfg, "qi"))
+        sens_l = _split(_pick(sensitive, cfg, "sensitive"))
+        ids_l = _split(_pick(identifier, cfg, "identifier"))
+        ins_l = _split(_pick(insensitive, cfg, "insensitive"))
+        hier = _hierarchies(_pick(hierarchy, cfg, "hierarchy"))
+        ds_name = _pick(dataset, cfg, "dataset")
+        orig_path = _pick(original, cfg, "original")
+        sep_v = _pick(sep, cfg, "sep")
+        if ds_name:
+            orig: Any = _load_dataset(None, ds_name, qi_l, sens_l, ids_l, hier, sep_v, insensitive=ins_l)
+        elif orig_path is None:
+            raise KtypeError("Give the original table with --original FILE (or --dataset adult): a release is audited against it.")
+        elif qi_l:
+            orig = _load_dataset(Path(orig_path), None, qi_l, sens_l, ids_l, hier, sep_v,
+                                 _reading(types, na_values, missing, cfg), insensitive=ins_l)
+        else:  # roles from the release's metadata
+            rd = _reading(types, na_values, missing, cfg)
+            orig = read_table(Path(orig_path), sep=sep_v, types=rd["types"], na_values=rd["na_values"])
+        report = audit(orig, released, models, quasi_identifiers=qi_l or None, sensitive=sens_l, identifiers=ids_l,
+                       insensitive=ins_l, hierarchies=hier, recoding=rec, sep=sep_v,
+                       csv_escape=_pick(csv_escape, cfg, "csv_escape", None))
+        if models is None and not report.results and not report.findings:
             raise KtypeError("Say what to check: --model NAME with its parameters (e.g. --model k-anonymity --k 5), "
                              "or just --k 5 / --l 2 / --t 0.2.")
-        results = [m.check(rel) for m in models]
     except KtypeError as e:
         _fail(e)
         return
-    ok = all(r.satisfied for r in results)
     if as_json or cfg.get("json"):
-        print(json.dumps([{"model": r.model, "satisfied": r.satisfied, **{k2: v for k2, v in r.summary.items()}} for r in results], indent=2, default=str))
+        print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
-        for r in results:
+        f = report.facts
+        out.print(f"release: {f.get('published_rows')} rows published of {f.get('input_records')} records "
+                  f"({f.get('suppressed')} suppressed); metadata: {'yes' if f.get('metadata') else 'no'}; "
+                  f"recoding: {f.get('recoding', '?')}")
+        for finding in report.findings:
+            out.print(f"[red]FAIL[/] {finding}")
+        for r in report.results:
             mark = "[green]PASS[/]" if r.satisfied else "[red]FAIL[/]"
             out.print(f"{mark} {r.model}: {r.summary}")
-    raise typer.Exit(0 if ok else 1)
+    raise typer.Exit(0 if report.passed else 1)
 
 
 @app.command()
@@ -539,6 +580,7 @@ def metrics(
     qi: QiOpt = None,
     sensitive: SensOpt = None,
     identifier: IdOpt = None,
+    insensitive: InsOpt = None,
     hierarchy: HierOpt = None,
     k: Annotated[int | None, typer.Option("--k", "-k", help="k, for measures that need it (average class size).")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
@@ -553,7 +595,8 @@ def metrics(
     from .measures import compute
 
     try:
-        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep, csv_escape=csv_escape, reading=(types, na_values, missing))
+        ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep,
+                                   csv_escape=csv_escape, reading=(types, na_values, missing), insensitive=insensitive)
         opts = {}
         if _pick(k, cfg, "k") is not None:
             opts["k"] = _pick(k, cfg, "k")
@@ -580,6 +623,7 @@ def risk(
     qi: QiOpt = None,
     sensitive: SensOpt = None,
     identifier: IdOpt = None,
+    insensitive: InsOpt = None,
     hierarchy: HierOpt = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="Records with risk strictly above it are 'at risk' (default 0.2).")] = None,
     population: Annotated[Path | None, typer.Option("--population", help="Population table (CSV/Parquet) the data was sampled from: exact journalist/marketer risk.")] = None,

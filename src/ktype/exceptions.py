@@ -19,6 +19,7 @@ __all__ = [
     "InternalError",
     "OutputError",
     "OutputPathError",
+    "AuditError",
 ]
 
 
@@ -77,3 +78,14 @@ class OutputPathError(KtypeError, ValueError):
     """An output path would destroy data or cannot be used: it is an input, another output,
     a link, FIFO, device or directory, an existing file without ``force``, a missing parent
     without ``mkdirs``, or has an unknown extension. Raised before anything is written."""
+
+
+class AuditError(KtypeError):
+    """A published release fails its audit against the original (``ktype.check``): it is not
+    a generalization of it, publishes an identifier or an undeclared column, or its counts
+    or metadata disagree. The message names the rows and the reason; ``report`` holds the
+    full :class:`ktype.audit.AuditReport`."""
+
+    def __init__(self, message: str, report: object = None) -> None:
+        super().__init__(message)
+        self.report = report

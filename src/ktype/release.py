@@ -466,7 +466,7 @@ def read_release(
                 sep = (meta.get("file") or {}).get("sep")
             if csv_escape is None:
                 csv_escape = (meta.get("file") or {}).get("csv_escape")
-        df = read_table(path, sep=sep)
+        df = read_table(path, sep=sep, infer=False)  # labels are text; values compare by canonical keys
         if csv_escape is None or csv_escape:
             from ._io import unescape_csv_cells
 

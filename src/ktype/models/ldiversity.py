@@ -116,6 +116,13 @@ class SensitiveModel(ClassModel):
         """``"class"`` or ``"matches"`` for this release (``"auto"`` follows the recoding)."""
         scope = getattr(self, "scope", "auto")
         if scope == "auto":
+            if release.recoding == "unknown":  # a published table read back without metadata
+                from ..exceptions import InvalidParameterError
+
+                raise InvalidParameterError(
+                    f"{self}: the release's recoding is unknown (no metadata), so per class or per record over its "
+                    "matches cannot be chosen; give recoding= when parsing it, or an explicit scope."
+                )
             return "matches" if release.recoding in ("local", "freeform") else "class"
         return scope
 

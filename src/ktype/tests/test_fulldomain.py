@@ -45,8 +45,15 @@ MARITAL = Hierarchy.from_table(
 H = {"race": RACE, "sex": SEX, "zip": ZIP, "marital": MARITAL}
 
 
+def others(df, *named):
+    """The columns a test does not use, kept as insensitive (every column needs a role)."""
+    flat = {c for group in named for c in ([group] if isinstance(group, str) else group)}
+    return [c for c in df.columns if c not in flat]
+
+
 def pt(qis):
-    return Dataset(PT, quasi_identifiers=qis, sensitive=["disease"], hierarchies={q: H[q] for q in qis})
+    return Dataset(PT, quasi_identifiers=qis, sensitive=["disease"], insensitive=others(PT, qis, "disease"),
+                   hierarchies={q: H[q] for q in qis})
 
 
 def rows_of(release):
@@ -158,7 +165,8 @@ def test_k_optimize_fig12():
     race = Hierarchy.ordered(["asian", "black", "white"], name="race")
     zipo = Hierarchy.ordered([94138, 94139, 94141, 94142], name="zip")
     df = PT.assign(zip=PT["zip"].astype(int))
-    ds = Dataset(df, quasi_identifiers=["race", "zip"], sensitive=["disease"], hierarchies={"race": race, "zip": zipo})
+    ds = Dataset(df, quasi_identifiers=["race", "zip"], sensitive=["disease"], insensitive=others(df, ["race", "zip", "disease"]),
+                 hierarchies={"race": race, "zip": zipo})
     res = k_optimize_search(ds, 2)
     assert res["indexes"] == [2, 6] and res["cost"] == 31 and res["suppressed"] == 1
     rel = run("k_optimize", ds, KAnonymity(2))
@@ -167,7 +175,8 @@ def test_k_optimize_fig12():
     assert rel.provenance["k_optimize"]["published_discernibility"] == 31
     assert sorted(map(tuple, np.c_[rel.lo[:, 0], rel.hi[:, 0]].tolist())) == [(0, 0)] * 5 + [(0, 2)] + [(1, 2)] * 3  # t9 suppressed
     # with the Fig. 3 trees, [black-white] is published as its closure "person" (same classes here)
-    tree = Dataset(PT, quasi_identifiers=["race", "zip"], sensitive=["disease"], hierarchies={"race": RACE, "zip": ZIP})
+    tree = Dataset(PT, quasi_identifiers=["race", "zip"], sensitive=["disease"], insensitive=others(PT, ["race", "zip", "disease"]),
+                   hierarchies={"race": RACE, "zip": ZIP})
     rel2 = run("k_optimize", tree, KAnonymity(2))
     assert rel2.provenance["k_optimize"]["cost"] == 31
     assert rel2.provenance["k_optimize"]["published_discernibility"] == 31
@@ -224,14 +233,16 @@ def test_errors():
         run("flash", ds, KAnonymity(2), measure="entropyy")
     with pytest.raises(InvalidParameterError, match="'max_suppression' parameter of flash must be a float in the range"):
         run("flash", ds, KAnonymity(2), max_suppression=1.5)
-    ordered = Dataset(PT.assign(zip=PT["zip"].astype(int)), quasi_identifiers=["zip"], hierarchies={"zip": "ordered"})
+    ordered = Dataset(PT.assign(zip=PT["zip"].astype(int)), quasi_identifiers=["zip"], insensitive=others(PT, "zip"),
+                      hierarchies={"zip": "ordered"})
     with pytest.raises(HierarchyError, match="flash uses full-domain recoding"):
         run("flash", ordered, KAnonymity(2))
 
 
 def test_infeasible_and_unsupported():
     ldiv = pytest.importorskip("ktype.models.ldiversity")
-    tiny = Dataset(PT.iloc[[0, 5]], quasi_identifiers=["race"], sensitive=["disease"], hierarchies={"race": RACE})
+    tiny = Dataset(PT.iloc[[0, 5]], quasi_identifiers=["race"], sensitive=["disease"], insensitive=others(PT, "race", "disease"),
+                   hierarchies={"race": RACE})
     for alg in ("flash", "exhaustive"):
         with pytest.raises(InfeasibleError, match="Raise max_suppression or relax the model"):
             run_search(Encoded(tiny, (ldiv.DistinctLDiversity(3),), 0.0, "height"), alg)

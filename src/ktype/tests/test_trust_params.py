@@ -171,8 +171,12 @@ def test_check_needs_a_model_and_its_parameters(people, tmp_path):
                           hierarchies={"zip": {"masking": [1, 2, 3]}}, k=4)
     out = tmp_path / "r.csv"
     rel.save(out)
+    # with metadata, the models the release claims are checked by default
+    res = runner.invoke(app, ["check", str(out), "--original", str(path), *BASE])
+    assert res.exit_code == 0 and "PASS KAnonymity(k=4)" in res.output, res.output
+    (tmp_path / "r.ktype.json").unlink()
     for args, msg in [
-        ([], "Say what to check"),
+        ([], "no metadata naming its models"),
         (["--model", "k-anonymity"], "k-anonymity needs k"),
         (["--model", "k-anonymity", "--k", "10", "--l", "3"], "takes l=3.0"),
         (["--model", "distinct-l-diversity", "--l", "2.5"], "needs an integer l"),

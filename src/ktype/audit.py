@@ -1,0 +1,471 @@
+"""Auditing a published release against its original: what ``ktype check`` does.
+
+A published table passes a privacy model only if it is first shown to be a release *of
+this original*. :func:`audit` establishes, in this order:
+
+1. **Columns.** No identifier column is published; every published column is declared
+   (quasi-identifier, sensitive or insensitive); every declared column is present; the
+   roles agree with the release's metadata when it has some.
+2. **Labels.** Every quasi-identifier cell parses to a value of its hierarchy (a node, a
+   range, or ``*``). Rows whose cells all read ``*`` are published rows like any other
+   (with their sensitive values), never "suppressed".
+3. **Counts.** ``published rows = input records − suppressed``: the release has at most as
+   many rows as the original, and when metadata is present its counts match.
+4. **Generalization.** There is a one-to-one assignment of published rows to distinct
+   original records such that every published QI cell covers its record's value and every
+   sensitive and insensitive value is equal — a matching saturating the published rows in
+   the bipartite *consistency graph*. Rows and records are compressed to types (identical
+   rows are interchangeable, :mod:`ktype.models._graph`). Where the recoding is homogeneous
+   (each original type is covered by at most one published type: full-domain and
+   partition-based releases) Hall's condition splits per published type and reduces to a
+   count per class, ``rows of the class <= original records it covers``, computed with one
+   ``bincount``. Otherwise a maximum flow (Dinic, scipy) on the type graph decides it, and
+   the published types it cannot saturate are named.
+5. **Models.** Only then are the models checked, in the scope the release's recoding
+   calls for (from its metadata, or given explicitly), on a :class:`~ktype.Release` holding
+   the published rows plus ``input − published`` suppressed whole-domain rows, exactly as the
+   in-memory release had them.
+
+Every finding names the file rows (0-based data rows, header excluded), original records
+or classes concerned, and the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data.dataset import Dataset
+from .data.hierarchy import value_keys
+from .exceptions import DataError, HierarchyError, InvalidParameterError
+from .models._base import PER_RELEASED_ROW, CheckResult, PrivacyModel
+from .release import Release, hierarchy_fingerprint, read_release
+
+__all__ = ["Finding", "AuditReport", "audit", "parse_release", "models_from_metadata"]
+
+#: at most this many rows / records / classes are listed per finding
+MAX_LISTED = 20
+
+
+@dataclass
+class Finding:
+    """One reason a release fails its audit."""
+
+    check: str
+    reason: str
+    rows: list[int] = field(default_factory=list)
+    records: list[int] = field(default_factory=list)
+    classes: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"check": self.check, "reason": self.reason}
+        for key in ("rows", "records", "classes"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        return out
+
+    def __str__(self) -> str:
+        extra = ""
+        if self.rows:
+            extra += f" Rows: {self.rows}{' ...' if len(self.rows) >= MAX_LISTED else ''}."
+        if self.classes:
+            extra += f" Classes: {self.classes}."
+        return f"[{self.check}] {self.reason}{extra}"
+
+
+@dataclass
+class AuditReport:
+    """The outcome of :func:`audit`: structural findings, model results and the facts used."""
+
+    findings: list[Finding]
+    results: list[CheckResult]
+    facts: dict[str, Any]
+    release: Release | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.findings and bool(self.results) and all(r.satisfied for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        models = []
+        for r in self.results:
+            entry: dict[str, Any] = {"model": r.model, "satisfied": bool(r.satisfied), "per": r.per, **_plain(r.summary)}
+            if not r.satisfied:
+                bad = np.flatnonzero(~np.asarray(r.per_record, dtype=bool))[:MAX_LISTED]
+                entry["failing_" + ("rows" if r.per == PER_RELEASED_ROW else "records")] = [int(i) for i in bad]
+            models.append(entry)
+        return {
+            "passed": self.passed,
+            "facts": _plain(self.facts),
+            "findings": [f.to_dict() for f in self.findings],
+            "models": models,
+        }
+
+
+# ------------------------------------------------------------------------------ parsing
+def _label_intervals(dataset: Dataset, published: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[Finding]]:
+    """QI labels -> leaf-rank intervals, per unique label (vectorized over rows)."""
+    m = len(published)
+    lo = np.zeros((m, dataset.r), dtype=np.int32)
+    hi = np.zeros((m, dataset.r), dtype=np.int32)
+    findings: list[Finding] = []
+    for j, (col, h) in enumerate(zip(dataset.quasi_identifiers, dataset.hierarchies)):
+        codes, uniq = pd.factorize(published[col].astype(str), use_na_sentinel=False)
+        keys = value_keys(uniq)
+        ulo = np.full(len(keys), -1, dtype=np.int64)
+        uhi = np.full(len(keys), -1, dtype=np.int64)
+        bad: list[tuple[int, str]] = []
+        for u, key in enumerate(keys):  # loop over distinct labels, not rows
+            if key.startswith("{") and key.endswith("}"):
+                raise NotImplementedError(
+                    f"Column {col!r} holds the freeform value set {key!r}: auditing freeform releases (value-set "
+                    "cells) from a file is not implemented yet. Check the in-memory FreeformRelease instead."
+                )
+            try:
+                ulo[u], uhi[u] = h.parse_label(key)  # the label grammar of docs/guide.md ("*" included)
+            except HierarchyError as e:
+                bad.append((u, f"cannot be read: {e}"))
+        for u, why in bad:
+            rows = np.flatnonzero(codes == u)
+            findings.append(Finding("labels", f"Column {col!r}: published value {keys[u]!r} {why}",
+                                    rows=[int(i) for i in rows[:MAX_LISTED]]))
+        ok = ulo >= 0
+        lo[:, j] = np.where(ok, ulo, 0)[codes]
+        hi[:, j] = np.where(ok, uhi, h.size - 1)[codes]
+    return lo, hi, findings
+
+
+def _published_keys(original_values: Any, published_uniques: Any) -> list[str]:
+    """Canonical keys of published values; numbers read back as text ("1423.0") compare as
+    numbers when the original column is numeric."""
+    keys = value_keys(published_uniques)
+    first = next(iter(original_values), None)
+    if isinstance(first, (int, float, np.number)) and not isinstance(first, bool):
+        num = pd.to_numeric(pd.Series(list(published_uniques), dtype=object), errors="coerce")
+        ok = num.notna().to_numpy()
+        if ok.any():
+            nk = value_keys(num[ok])
+            for i, k in zip(np.flatnonzero(ok), nk):
+                keys[int(i)] = k
+    return keys
+
+
+def _exact_codes(original: pd.Series, published: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
+    """Common integer codes of a column published unchanged (canonical string keys)."""
+    fo, uo = pd.factorize(original, use_na_sentinel=False)
+    fp, up = pd.factorize(published, use_na_sentinel=False)
+    ko = pd.Index(value_keys(uo))
+    kp = pd.Index(_published_keys(uo, up))
+    dom = ko.unique()
+    return dom.get_indexer(ko)[fo].astype(np.int32), dom.get_indexer(kp)[fp].astype(np.int32), len(dom)
+
+
+def parse_release(
+    dataset: Dataset,
+    published: pd.DataFrame,
+    *,
+    recoding: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Release:
+    """Read a published table (labels) back into a :class:`Release` over ``dataset``.
+
+    Every row is a published row (rows whose QI cells all read ``*`` included); the
+    ``dataset.n - len(published)`` records not published are added as suppressed
+    whole-domain rows. ``recoding`` (or ``metadata["recoding"]``) tells scope-dependent
+    models where to check; without either the release's recoding is ``"unknown"`` and a
+    model whose verdict depends on it refuses to guess. Raises :class:`DataError` for
+    unreadable labels or more rows than records; :func:`audit` reports those as findings.
+    """
+    rel, findings = _parse(dataset, published, recoding=recoding, metadata=metadata)
+    if findings:
+        raise DataError(str(findings[0]))
+    assert rel is not None
+    return rel
+
+
+def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, metadata: Mapping[str, Any] | None
+           ) -> tuple[Release | None, list[Finding]]:
+    missing = [c for c in dataset.quasi_identifiers + dataset.sensitive if c not in published.columns]
+    if missing:
+        return None, [Finding("columns", f"The published table lacks the declared column(s) {missing}.")]
+    lo, hi, findings = _label_intervals(dataset, published)
+    m, n = len(published), dataset.n
+    if m > n:
+        findings.append(Finding("counts", f"The release has {m} rows but the original only {n} records; a release "
+                                "publishes each record at most once."))
+    sens: dict[str, np.ndarray] = {}
+    for col in dataset.sensitive:
+        keys = pd.Index(value_keys(dataset.sensitive_values[col]))
+        fp, up = pd.factorize(published[col], use_na_sentinel=False)
+        codes = keys.get_indexer(_published_keys(dataset.sensitive_values[col], up))[fp]
+        if (codes < 0).any():
+            rows = np.flatnonzero(codes < 0)
+            findings.append(Finding("generalization", f"Published sensitive value {published[col].iloc[int(rows[0])]!r} in "
+                                    f"column {col!r} does not occur in the original.", rows=[int(i) for i in rows[:MAX_LISTED]]))
+        sens[col] = np.maximum(codes, 0).astype(np.int32)
+    if findings:
+        return None, findings
+    s = n - m
+    full = (dataset.domain_sizes - 1).astype(np.int32)
+    rec = recoding or (metadata or {}).get("recoding") or "unknown"
+    rel = Release(
+        dataset=dataset,
+        lo=np.vstack([lo, np.zeros((s, dataset.r), dtype=np.int32)]),
+        hi=np.vstack([hi, np.tile(full, (s, 1))]),
+        suppressed=np.concatenate([np.zeros(m, dtype=bool), np.ones(s, dtype=bool)]),
+        source=None,
+        recoding=rec,
+        levels=None if not metadata or metadata.get("levels") is None else np.asarray(metadata["levels"], dtype=np.int64),
+        published_sensitive={c: np.concatenate([v, np.zeros(s, dtype=np.int32)]) for c, v in sens.items()},
+    )
+    return rel, []
+
+
+# ------------------------------------------------------------------------------ generalization
+def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Release) -> tuple[list[Finding], str]:
+    """Is there a matching of the published rows into distinct original records? (module doc, step 4)"""
+    from scipy import sparse
+    from scipy.sparse.csgraph import maximum_flow
+
+    from .models._graph import ConsistencyGraph
+
+    m = len(published)
+    exact = dataset.sensitive + dataset.insensitive
+    xo = [np.asarray(dataset.X)]
+    plo, phi = [rel.lo[:m]], [rel.hi[:m]]
+    dom = [np.asarray(dataset.domain_sizes)]
+    for c in exact:
+        co, cp, size = _exact_codes(dataset.data[c], published[c])
+        xo.append(co[:, None])
+        plo.append(cp[:, None])
+        phi.append(cp[:, None])
+        dom.append(np.array([max(size, 1)]))
+    shape = SimpleNamespace(X=np.hstack(xo).astype(np.int32), domain_sizes=np.concatenate(dom),
+                            quasi_identifiers=list(dataset.quasi_identifiers) + exact)
+    view = SimpleNamespace(dataset=shape, lo=np.hstack(plo).astype(np.int32), hi=np.hstack(phi).astype(np.int32), source=None)
+    g = ConsistencyGraph(view)  # type: ignore[arg-type]  # duck-typed: QIs plus exact columns
+    B = g.n_box_types
+    pub_types = np.unique(g.box_type) if m else np.zeros(0, dtype=np.int64)
+    need = np.bincount(g.box_type, minlength=B)  # published rows per type (hidden rows excluded)
+    real = g.edge_box != g.hidden_type if g.hidden_type >= 0 else np.ones(g.n_edges, dtype=bool)
+    eo, eb = g.edge_orig[real], g.edge_box[real]
+    covered = np.bincount(eb, weights=g.orig_mult[eo], minlength=B)
+    findings: list[Finding] = []
+    orphan = pub_types[covered[pub_types] == 0]
+    if len(orphan):
+        rows = np.flatnonzero(np.isin(g.box_type, orphan))
+        findings.append(Finding("generalization", f"{len(rows)} published row(s) generalize no original record: some QI "
+                                "cell does not cover any record's value with equal sensitive/insensitive values (a "
+                                "narrowed cell, a changed value, or a row not from this original).",
+                                rows=[int(i) for i in rows[:MAX_LISTED]]))
+    homogeneous = bool((np.bincount(eo, minlength=g.n_orig_types) <= 1).all())
+    if homogeneous:
+        short = pub_types[(need[pub_types] > covered[pub_types]) & (covered[pub_types] > 0)]
+        if len(short):
+            rows = np.flatnonzero(np.isin(g.box_type, short))
+            classes = [_class_label(published, rel, dataset, int(np.flatnonzero(g.box_type == b)[0]),
+                                    int(need[b]), int(covered[b])) for b in short[:MAX_LISTED]]
+            findings.append(Finding("generalization", "More published rows than original records they can stand for "
+                                    "(a duplicated or invented row): for each class below, rows > records covered.",
+                                    rows=[int(i) for i in rows[:MAX_LISTED]], classes=classes))
+        return findings, "class-wise count (homogeneous recoding)"
+    # general case: maximum flow source -> published types -> original types -> sink
+    A = g.n_orig_types
+    s_, t_ = 0, A + B + 1
+    rows_ = np.concatenate([np.zeros(len(pub_types), dtype=np.int64), 1 + eb, 1 + B + np.arange(A, dtype=np.int64)])
+    cols_ = np.concatenate([1 + pub_types, 1 + B + eo, np.full(A, t_, dtype=np.int64)])
+    cap = np.concatenate([need[pub_types], np.minimum(need[eb], g.orig_mult[eo]), g.orig_mult]).astype(np.int32)
+    G = sparse.csr_array((cap, (rows_, cols_)), shape=(A + B + 2, A + B + 2))
+    res = maximum_flow(G, s_, t_, method="dinic")
+    if int(res.flow_value) < m and not findings:
+        F = sparse.csr_array(res.flow)
+        sent = np.asarray(F[[0] * len(pub_types), 1 + pub_types]).ravel()
+        short = pub_types[sent < need[pub_types]]
+        rows = np.flatnonzero(np.isin(g.box_type, short))
+        findings.append(Finding("generalization", f"At most {int(res.flow_value)} of the {m} published rows can be "
+                                "assigned to distinct original records they generalize (no perfect matching): a "
+                                "duplicated or invented row among the rows listed.",
+                                rows=[int(i) for i in rows[:MAX_LISTED]]))
+    return findings, "maximum flow on the type graph"
+
+
+def _class_label(published: pd.DataFrame, rel: Release, ds: Dataset, row: int, rows: int, records: int) -> dict[str, Any]:
+    out: dict[str, Any] = {c: str(published[c].iloc[row]) for c in ds.quasi_identifiers}
+    out["rows"], out["records_covered"] = rows, records
+    return out
+
+
+# ------------------------------------------------------------------------------ models
+def models_from_metadata(metadata: Mapping[str, Any]) -> list[PrivacyModel]:
+    """The models a release file claims, rebuilt with the scope they were verified in."""
+    from .api import model_from_name
+    from .models._table import spec_by_name
+
+    out = []
+    for entry in metadata.get("models", []):
+        spec = spec_by_name(str(entry.get("name")))
+        if spec is None:
+            raise DataError(f"The release claims model {entry.get('name')!r}, which this ktype does not know; "
+                            "check it with explicit --model flags.")
+        params = dict(entry.get("params", {}))
+        if "scope" in spec.params and entry.get("scope") in ("class", "matches"):
+            params["scope"] = entry["scope"]
+        out.append(model_from_name(spec.name, **params))
+    return out
+
+
+def _scope_dependent(model: PrivacyModel) -> bool:
+    return getattr(model, "scope", None) == "auto"
+
+
+# ------------------------------------------------------------------------------ audit
+def audit(
+    original: pd.DataFrame | Dataset,
+    release: str | Path | pd.DataFrame,
+    model: PrivacyModel | Sequence[PrivacyModel] | None = None,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: Sequence[str] | str = (),
+    identifiers: Sequence[str] = (),
+    insensitive: Sequence[str] = (),
+    hierarchies: Mapping[str, Any] | None = None,
+    recoding: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    sep: str | None = None,
+    csv_escape: bool | None = None,
+) -> AuditReport:
+    """Audit a published release against its original (module docstring), then check models.
+
+    Parameters
+    ----------
+    original : DataFrame or Dataset
+        The original table. With a DataFrame, roles default to the release metadata's
+        (columns absent from the release are identifiers); hierarchies must be given unless
+        the defaults (ordered / flat) were used.
+    release : path or DataFrame
+        A release file (its Parquet metadata or CSV sidecar is read) or a published table.
+    model : model or list, optional
+        Default: the models the release's metadata claims.
+    recoding : str, optional
+        ``"local"``, ``"multidimensional"``, ``"full-domain"`` or ``"freeform"``; overrides
+        the metadata. Needed for scope-dependent models (ℓ-diversity, p-sensitivity,
+        t-closeness with ``scope="auto"``) when the release has no metadata.
+    """
+    meta: Mapping[str, Any] | None = metadata
+    if isinstance(release, (str, Path)):
+        published, file_meta = read_release(release, sep=sep, csv_escape=csv_escape)
+        meta = meta if meta is not None else file_meta
+    elif isinstance(release, pd.DataFrame):
+        published = release
+    else:
+        raise InvalidParameterError(f"release must be a file path or a DataFrame; got {type(release).__name__}.")
+    published = published.reset_index(drop=True)
+    ds = _dataset(original, published, meta, quasi_identifiers, sensitive, identifiers, insensitive, hierarchies)
+    findings: list[Finding] = []
+    # 1. columns
+    pub_cols = [str(c) for c in published.columns]
+    ids = [c for c in pub_cols if c in ds.identifiers]
+    if ids:
+        findings.append(Finding("identifiers", f"Identifier column(s) {ids} are published. Identifiers must be removed "
+                                "from every release."))
+    declared = set(ds.quasi_identifiers) | set(ds.sensitive) | set(ds.insensitive)
+    undeclared = [c for c in pub_cols if c not in declared and c not in ds.identifiers]
+    if undeclared:
+        findings.append(Finding("undeclared", f"Column(s) {undeclared} are published but not declared as "
+                                "quasi-identifier, sensitive or insensitive."))
+    absent = [c for c in ds.data.columns if c in declared and c not in pub_cols]
+    if absent:
+        findings.append(Finding("columns", f"Declared column(s) {absent} are missing from the release."))
+    if meta is not None:
+        roles = {c["name"]: c.get("role") for c in meta.get("columns", [])}
+        differ = {c: (roles[c], ds.roles.get(c)) for c in roles if c in ds.roles and roles[c] != ds.roles.get(c)}
+        if differ:
+            findings.append(Finding("metadata", "Column roles differ from the release metadata (metadata, given): "
+                                    f"{differ}."))
+        for c, h in zip(ds.quasi_identifiers, ds.hierarchies):
+            want = (meta.get("hierarchies") or {}).get(c, {}).get("fingerprint")
+            if want is not None and want != hierarchy_fingerprint(h):
+                findings.append(Finding("metadata", f"The hierarchy given for {c!r} is not the one the release was made "
+                                        "with (fingerprints differ); give the same hierarchy (-H)."))
+    facts: dict[str, Any] = {
+        "metadata": meta is not None,
+        "input_records": ds.n,
+        "published_rows": len(published),
+        "suppressed": ds.n - len(published),
+    }
+    if any(f.check in ("columns",) for f in findings):
+        return AuditReport(findings, [], facts)
+    # 2-3. labels and counts
+    rel, parse_findings = _parse(ds, published, recoding=recoding, metadata=meta)
+    findings += parse_findings
+    if meta is not None:
+        for key, have in (("input_records", ds.n), ("published_rows", len(published))):
+            if key in meta and int(meta[key]) != have:
+                findings.append(Finding("counts", f"The metadata records {key.replace('_', ' ')} = {meta[key]}, "
+                                        f"but there are {have}."))
+        if "input_records" in meta and "suppressed" in meta and not meta.get("suppressed_rows_published"):
+            if int(meta["input_records"]) - int(meta["suppressed"]) != len(published):
+                findings.append(Finding("counts", f"published rows ({len(published)}) != input records "
+                                        f"({meta['input_records']}) - suppressed ({meta['suppressed']})."))
+    if rel is None:
+        return AuditReport(findings, [], facts)
+    facts["recoding"] = rel.recoding
+    # 4. generalization
+    gen_findings, facts["matching"] = _generalization_findings(ds, published, rel)
+    findings += gen_findings
+    if any(f.check in ("generalization", "labels", "counts") for f in findings):
+        return AuditReport(findings, [], facts, rel)
+    # 5. models
+    if model is None:
+        if meta is None or not meta.get("models"):
+            raise InvalidParameterError("The release has no metadata naming its models; say which to check "
+                                        "(model=..., or --model NAME --k ... on the command line).")
+        models = models_from_metadata(meta)
+    else:
+        models = [model] if isinstance(model, PrivacyModel) else list(model)
+    if rel.recoding == "unknown":
+        vague = [str(m) for m in models if _scope_dependent(m)]
+        if vague:
+            raise InvalidParameterError(
+                f"{', '.join(vague)}: the verdict depends on how the release was recoded (per equivalence class, or per "
+                "record over its matches for a local recoding), and this release has no metadata saying it. Give "
+                "recoding='local' or 'multidimensional' (command line: --recoding KIND, or --local), or a model scope.")
+    from .models._table import model_scope
+
+    facts["scopes"] = {str(m): model_scope(m, rel.recoding) for m in models}
+    results = [m.check(rel) for m in models]
+    return AuditReport(findings, results, facts, rel)
+
+
+def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Mapping[str, Any] | None,
+             quasi_identifiers: Sequence[str] | None, sensitive: Sequence[str] | str, identifiers: Sequence[str],
+             insensitive: Sequence[str], hierarchies: Mapping[str, Any] | None) -> Dataset:
+    if isinstance(original, Dataset):
+        return original
+    if not isinstance(original, pd.DataFrame):
+        raise DataError(f"Expected the original as a pandas DataFrame or a ktype Dataset; got {type(original).__name__}.")
+    sens = [sensitive] if isinstance(sensitive, str) else list(sensitive)
+    if quasi_identifiers is None:
+        if meta is None:
+            raise InvalidParameterError("Name the quasi-identifiers (quasi_identifiers=[...] / --qi): the release has no "
+                                        "metadata giving the roles.")
+        roles = {c["name"]: c.get("role") for c in meta.get("columns", [])}
+        quasi_identifiers = [c for c, r in roles.items() if r == "quasi_identifier"]
+        sens = sens or [c for c, r in roles.items() if r == "sensitive"]
+        insensitive = list(insensitive) or [c for c, r in roles.items() if r == "insensitive"]
+        named = set(quasi_identifiers) | set(sens) | set(insensitive)
+        identifiers = list(identifiers) or [str(c) for c in original.columns if str(c) not in named]
+    return Dataset(original, quasi_identifiers=quasi_identifiers, sensitive=sens, identifiers=identifiers,
+                   insensitive=insensitive, hierarchies=hierarchies)
+
+
+def _plain(x: Any) -> Any:
+    from .release import _jsonable
+
+    return _jsonable(x)
