@@ -57,6 +57,7 @@ def test_os_entropy_seed_is_written_nowhere(people, tmp_path, monkeypatch):
 
     monkeypatch.setattr(_validation.np.random, "SeedSequence", spy)
     outdir = tmp_path / "out"
+    outdir.mkdir()
     res = runner.invoke(app, ["anonymize", str(path), *BASE, "--k", "3", "--algorithm", "k_concealment",
                               "--output", str(outdir / "r.csv"), "--summary", str(outdir / "s.json"), "--json"])
     assert res.exit_code == 0, res.output
