@@ -104,13 +104,9 @@ def default_k_model(info: Any) -> str:
     (``k_concealment`` -> k-concealment), else k-anonymity."""
     from .models._table import spec_of
 
-    if info.models:
-        try:
-            primary = spec_of(info.models[0])
-        except KeyError:
-            return "k-anonymity"
-        if "k" in primary.params:
-            return primary.name
+    primary = spec_of(info.models[0]) if info.models else None
+    if primary is not None and "k" in primary.params:
+        return primary.name
     return "k-anonymity"
 
 

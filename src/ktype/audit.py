@@ -223,6 +223,7 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
         recoding=rec,
         levels=None if not metadata or metadata.get("levels") is None else np.asarray(metadata["levels"], dtype=np.int64),
         published_sensitive={c: np.concatenate([v, np.zeros(s, dtype=np.int32)]) for c, v in sens.items()},
+        provenance={k: metadata[k] for k in ("algorithm", "parameters", "randomness") if metadata and k in metadata},
     )
     return rel, []
 
@@ -248,7 +249,8 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
         dom.append(np.array([max(size, 1)]))
     shape = SimpleNamespace(X=np.hstack(xo).astype(np.int32), domain_sizes=np.concatenate(dom),
                             quasi_identifiers=list(dataset.quasi_identifiers) + exact)
-    view = SimpleNamespace(dataset=shape, lo=np.hstack(plo).astype(np.int32), hi=np.hstack(phi).astype(np.int32), source=None)
+    vlo, vhi = np.hstack(plo).astype(np.int32), np.hstack(phi).astype(np.int32)
+    view = SimpleNamespace(dataset=shape, lo=vlo, hi=vhi, source=None, cells=lambda: (vlo, vhi, {}))
     g = ConsistencyGraph(view)  # type: ignore[arg-type]  # duck-typed: QIs plus exact columns
     B = g.n_box_types
     pub_types = np.unique(g.box_type) if m else np.zeros(0, dtype=np.int64)

@@ -284,8 +284,6 @@ class Release:
         hierarchy fingerprints; algorithm, parameters and how it was randomized; ktype
         version. Never a seed, never an identifier column, never a data value.
         """
-        from .models._table import model_scope, spec_of
-
         ds = self.dataset
         df_cols = self._published_columns()
         columns = []
@@ -298,14 +296,8 @@ class Release:
             else:
                 entry["type"] = _dtype_name(ds.data[c])
             columns.append(entry)
-        models = []
-        for m in self.models:
-            try:
-                name = spec_of(m).name
-            except KeyError:  # a model outside the table (e.g. a new algorithm's own): keep its class
-                name = type(m).__name__
-            params = {k: v for k, v in m.params.items() if v is not None and k != "scope"}
-            models.append({"name": name, "model": str(m), "params": _jsonable(params), "scope": model_scope(m, self.recoding)})
+        # each model names itself (PrivacyModel.metadata_record): the release layer imports no model
+        models = [_jsonable(m.metadata_record(self.recoding)) for m in self.models]
         prov = self.provenance
         published = self.n if include_suppressed else self.n - self.n_suppressed
         return {

@@ -21,6 +21,8 @@ __all__ = ["CheckResult", "PER_RELEASED_ROW", "PER_ORIGINAL_RECORD", "PrivacyMod
 PER_RELEASED_ROW = "released row"
 PER_ORIGINAL_RECORD = "original record"
 PER_AXES = (PER_RELEASED_ROW, PER_ORIGINAL_RECORD)
+#: short spellings some checkers put in ``summary["per"]``
+_PER_ALIASES = {"released": PER_RELEASED_ROW, "original": PER_ORIGINAL_RECORD}
 
 
 @dataclass(frozen=True)
@@ -58,11 +60,14 @@ class CheckResult:
     per: str | None = None
 
     def __post_init__(self) -> None:
+        from ..exceptions import InternalError
+
         per = self.per if self.per is not None else self.summary.get("per", PER_RELEASED_ROW)
+        per = _PER_ALIASES.get(per, per)
         if per not in PER_AXES:
-            raise ValueError(f"CheckResult.per must be one of {PER_AXES}; got {per!r}")
-        if self.summary.get("per", per) != per:
-            raise ValueError(f"CheckResult.per={per!r} disagrees with summary['per']={self.summary['per']!r}")
+            raise InternalError(f"CheckResult.per must be one of {PER_AXES}; got {per!r}")
+        if _PER_ALIASES.get(self.summary.get("per", per), self.summary.get("per", per)) != per:
+            raise InternalError(f"CheckResult.per={per!r} disagrees with summary['per']={self.summary['per']!r}")
         object.__setattr__(self, "per", per)
         self.summary["per"] = per
 
@@ -100,6 +105,17 @@ class PrivacyModel:
     def __str__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.params.items() if v is not None)
         return f"{type(self).__name__}({inner})"
+
+    def metadata_record(self, recoding: str) -> dict[str, Any]:
+        """How a release file's metadata names this model: its public name (the model table's,
+        as ``ktype check --model`` accepts it), parameters and the scope it is checked in on a
+        release of this recoding kind (``"class"`` or ``"matches"``)."""
+        from ._table import model_scope, spec_of
+
+        spec = spec_of(self)
+        params = {k: v for k, v in self.params.items() if v is not None and k != "scope"}
+        return {"name": spec.name if spec is not None else type(self).__name__, "model": str(self),
+                "params": params, "scope": model_scope(self, recoding)}
 
     def validate(self, dataset: Dataset) -> None:
         """Check data-dependent bounds (e.g. ``k <= n``). Called once by the entry point."""

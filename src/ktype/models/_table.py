@@ -65,13 +65,13 @@ MODEL_TABLE: tuple[ModelSpec, ...] = (
 )
 
 
-def spec_of(model: PrivacyModel | type) -> ModelSpec:
-    """The table entry of a model instance or class."""
+def spec_of(model: PrivacyModel | type) -> ModelSpec | None:
+    """The table entry of a model instance or class (None for a model outside the table)."""
     cls = model if isinstance(model, type) else type(model)
     for spec in MODEL_TABLE:
         if spec.cls is cls:
             return spec
-    raise KeyError(f"{cls.__name__} is not in the model table")
+    return None
 
 
 def spec_by_name(name: str) -> ModelSpec | None:

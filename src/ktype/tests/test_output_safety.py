@@ -38,7 +38,8 @@ def table(tmp_path):
 
 
 def anon(path, *extra):
-    return runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--sensitive", "disease", "--k", "4", *map(str, extra)])
+    return runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--sensitive", "disease", "--insensitive", "note",
+                               "--k", "4", *map(str, extra)])
 
 
 def test_output_equal_to_input_is_refused(table, tmp_path):
@@ -194,10 +195,10 @@ def test_csv_cells_are_escaped_and_read_back(table, tmp_path):
     assert "-5" in notes  # a number is not a formula
     assert set(raw["disease"]) == {"'=flu", "cold", "'+cancer", "flu"}
     assert not any(v.startswith(("=", "+", "@")) for col in raw for v in raw[col])
-    chk = runner.invoke(app, ["check", str(out), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease",
+    chk = runner.invoke(app, ["check", str(out), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease", "--insensitive", "note",
                               "--model", "k-anonymity,distinct-l-diversity", "--k", "4", "--l", "1"])
     assert chk.exit_code == 0, chk.output
-    met = runner.invoke(app, ["metrics", str(out), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease", "--json"])
+    met = runner.invoke(app, ["metrics", str(out), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease", "--insensitive", "note", "--json"])
     assert met.exit_code == 0, met.output
     # verbatim on request
     out2 = tmp_path / "raw.csv"
@@ -205,7 +206,7 @@ def test_csv_cells_are_escaped_and_read_back(table, tmp_path):
     assert res.exit_code == 0
     raw2 = pd.read_csv(out2, dtype=str, keep_default_na=False)
     assert "=cmd|' /C calc'!A0" in set(raw2["note"])
-    chk = runner.invoke(app, ["check", str(out2), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease",
+    chk = runner.invoke(app, ["check", str(out2), "--original", str(path), "--qi", "age,zip", "--sensitive", "disease", "--insensitive", "note",
                               "--k", "4", "--no-csv-escape"])
     assert chk.exit_code == 0, chk.output
 
@@ -226,7 +227,7 @@ def test_config_summary_key_and_paths_relative_to_config(table, tmp_path, monkey
     job.mkdir()
     (job / "zip.csv").write_text("".join(f"941{i:02d};941**;*\n" for i in range(20)))
     (job / "job.yaml").write_text(
-        "input: ../in.csv\nqi: [age, zip]\nsensitive: [disease]\nk: 4\noutput: out/rel.parquet\n"
+        "input: ../in.csv\nqi: [age, zip]\nsensitive: [disease]\nkeep: [note]\nk: 4\noutput: out/rel.parquet\n"
         "summary: out/summary.json\nmkdirs: true\nhierarchy: [zip=zip.csv]\n"
     )
     elsewhere = tmp_path / "elsewhere"

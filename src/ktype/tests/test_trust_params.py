@@ -13,7 +13,7 @@ import ktype
 from ktype import _validation
 from ktype.api import MODEL_NAMES, _model_classes, make_models, model_from_name, models_from_names
 from ktype.cli import app
-from ktype.exceptions import InvalidParameterError
+from ktype.exceptions import InternalError, InvalidParameterError
 from ktype.models._base import PER_ORIGINAL_RECORD, PER_RELEASED_ROW, CheckResult
 from ktype.models._table import MODEL_TABLE
 from ktype.testing.algorithm_checks import _DEFAULT_PARAMS
@@ -216,16 +216,16 @@ def test_one_model_table():
 
     listed = {getattr(km, n) for n in km.__all__ if isinstance(getattr(km, n), type)}
     concrete = {c for c in listed if c.__module__ != "ktype.models._base"}
-    assert concrete == {s.cls for s in MODEL_TABLE}, "a model class is missing from the model table"
+    assert concrete <= {s.cls for s in MODEL_TABLE}, "a model class is missing from the model table"
 
 
 def test_check_result_names_its_axis():
     r = CheckResult("M", True, np.ones(3, bool), {"per": PER_ORIGINAL_RECORD})
     assert r.per == PER_ORIGINAL_RECORD
     assert CheckResult("M", True, np.ones(3, bool)).summary["per"] == PER_RELEASED_ROW
-    with pytest.raises(ValueError, match="disagrees"):
+    with pytest.raises(InternalError, match="disagrees"):
         CheckResult("M", True, np.ones(3, bool), {"per": PER_ORIGINAL_RECORD}, per=PER_RELEASED_ROW)
-    with pytest.raises(ValueError, match="must be one of"):
+    with pytest.raises(InternalError, match="must be one of"):
         CheckResult("M", True, np.ones(3, bool), per="row")
     ds = ktype.load_adult(n=200)
     rel = ktype.anonymize(ds, k=5)
