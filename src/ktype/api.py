@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ._validation import RNGLike, unknown_name
+from .audit import parse_release  # re-exported: ktype.api.parse_release
 from .data.dataset import Dataset, HierarchySpec
 from .exceptions import DataError, InvalidParameterError
 from .models._base import CheckResult, PrivacyModel
@@ -324,16 +325,3 @@ def check(
     if isinstance(model, PrivacyModel):
         return report.results[0]
     return report.results
-
-
-def parse_release(
-    dataset: Dataset,
-    published: pd.DataFrame,
-    *,
-    recoding: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-) -> Release:
-    """Read a published table back into a :class:`Release` (see :func:`ktype.audit.parse_release`)."""
-    from .audit import parse_release as _parse
-
-    return _parse(dataset, published, recoding=recoding, metadata=metadata)

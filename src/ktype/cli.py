@@ -122,6 +122,14 @@ def _pick(cli: Any, cfg: dict[str, Any], key: str, default: Any = None) -> Any:
     return cfg.get(key, default)
 
 
+def _roles(cfg: dict[str, Any], qi: Any, sensitive: Any, identifier: Any, insensitive: Any, hierarchy: Any
+           ) -> tuple[list[str], list[str], list[str], list[str], dict[str, Any]]:
+    """Column roles and hierarchies from flags, else the config file."""
+    return (_split(_pick(qi, cfg, "qi")), _split(_pick(sensitive, cfg, "sensitive")),
+            _split(_pick(identifier, cfg, "identifier")), _split(_pick(insensitive, cfg, "insensitive")),
+            _hierarchies(_pick(hierarchy, cfg, "hierarchy")))
+
+
 def _split(values: list[str] | str | None) -> list[str]:
     if not values:
         return []
@@ -339,11 +347,7 @@ def anonymize(
 
     try:
         cfg = _load_config(config, _config_keys(anonymize))
-        qi_l = _split(_pick(qi, cfg, "qi"))
-        sens_l = _split(_pick(sensitive, cfg, "sensitive"))
-        ids_l = _split(_pick(identifier, cfg, "identifier"))
-        ins_l = _split(_pick(insensitive, cfg, "insensitive"))
-        hier = _hierarchies(_pick(hierarchy, cfg, "hierarchy"))
+        qi_l, sens_l, ids_l, ins_l, hier = _roles(cfg, qi, sensitive, identifier, insensitive, hierarchy)
         ds_name = _pick(dataset, cfg, "dataset")
         in_path = _pick(input, cfg, "input")
         in_path = Path(in_path) if in_path else None
@@ -530,11 +534,7 @@ def check(
             from ._validation import unknown_name
 
             raise unknown_name("recoding", str(rec), RECODINGS)
-        qi_l = _split(_pick(qi, cfg, "qi"))
-        sens_l = _split(_pick(sensitive, cfg, "sensitive"))
-        ids_l = _split(_pick(identifier, cfg, "identifier"))
-        ins_l = _split(_pick(insensitive, cfg, "insensitive"))
-        hier = _hierarchies(_pick(hierarchy, cfg, "hierarchy"))
+        qi_l, sens_l, ids_l, ins_l, hier = _roles(cfg, qi, sensitive, identifier, insensitive, hierarchy)
         ds_name = _pick(dataset, cfg, "dataset")
         orig_path = _pick(original, cfg, "original")
         sep_v = _pick(sep, cfg, "sep")
