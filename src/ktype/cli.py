@@ -41,6 +41,8 @@ def _config_keys(command: Any) -> set[str]:
     keys = {_CONFIG_ALIASES.get(p, p) for p in inspect.signature(command).parameters if p != "config"}
     if "insensitive" in keys:
         keys.add("keep")
+    if "types" in keys:
+        keys.add("type")  # read as an alias of types (see _reading)
     return keys
 
 

@@ -249,7 +249,7 @@ def test_every_reading_and_writing_option_has_a_config_key(tmp_path):
     src.write_text("\n".join(rows) + "\n")
     cfg = tmp_path / "job.toml"
     cfg.write_text(
-        'input = "in.csv"\nqi = ["zip", "age"]\nk = 4\ntype = ["zip=text"]\nna_values = ["?"]\nmissing = ["age=category"]\n'
+        'input = "in.csv"\nqi = ["zip", "age"]\nkeep = ["country", "note"]\nk = 4\ntype = ["zip=text"]\nna_values = ["?"]\nmissing = ["age=category"]\n'
         'output = "rel.dat"\nformat = "csv"\ncsv_escape = false\nsummary = "s.json"\njson = true\n'
     )
     res = runner.invoke(app, ["anonymize", "--config", str(cfg)])
