@@ -655,7 +655,7 @@ def risk(
         qi_l = _split(_pick(qi, cfg, "qi"))
         if release_mode:
             ds, subject, cfg = _check_like(orig, Path(data_path), ds_name, qi, sensitive, identifier, hierarchy, config, sep,
-                                           bool(_pick(local, cfg, "local", False)))
+                                           bool(_pick(local, cfg, "local", False)), insensitive=insensitive)
             hints_frame = ds.data
         else:
             in_path = Path(data_path) if data_path is not None else None
@@ -665,7 +665,7 @@ def risk(
                 raise KtypeError(f"Name the quasi-identifiers with --qi col1,col2,... to measure the risk of {in_path}.{advice}")
             ds = _load_dataset(in_path, ds_name, qi_l, _split(_pick(sensitive, cfg, "sensitive")),
                                _split(_pick(identifier, cfg, "identifier")), _hierarchies(_pick(hierarchy, cfg, "hierarchy")),
-                               _pick(sep, cfg, "sep"))
+                               _pick(sep, cfg, "sep"), insensitive=_split(_pick(insensitive, cfg, "insensitive")))
             subject, hints_frame = ds, ds.data
         pop = _pick(population, cfg, "population")
         rep = risk_report(

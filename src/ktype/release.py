@@ -381,7 +381,10 @@ class Release:
 
             def write_both(tmp_side: Path) -> None:
                 Path(tmp_side).write_text(json.dumps(meta, indent=2), encoding="utf-8")
-                atomic_write(path, lambda p: Path(p).write_bytes(data))  # the CSV lands first, then its sidecar
+                def write_csv(p: Path) -> None:
+                    Path(p).write_bytes(data)
+
+                atomic_write(path, write_csv)  # the CSV lands first, then its sidecar
 
             atomic_write(side, write_both)
         return path

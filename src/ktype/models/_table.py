@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import ktype_models as km
 from . import ldiversity as ld
@@ -36,14 +36,14 @@ class ModelSpec:
     @property
     def params(self) -> tuple[str, ...]:
         """Every parameter the model takes (its dataclass fields)."""
-        return tuple(f.name for f in dataclasses.fields(self.cls))
+        return tuple(f.name for f in dataclasses.fields(cast(Any, self.cls)))
 
     @property
     def required(self) -> tuple[str, ...]:
         """Parameters without a default."""
         return tuple(
             f.name
-            for f in dataclasses.fields(self.cls)
+            for f in dataclasses.fields(cast(Any, self.cls))
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         )
 

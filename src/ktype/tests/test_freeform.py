@@ -457,6 +457,7 @@ def test_cli_freeform_sortgreedy_with_partitions(tmp_path):
     res = CliRunner().invoke(
         app,
         ["anonymize", str(path), "--qi", "Age,Gender,Marital Status,Country", "--sensitive", "Occupation", "-H", "Age=ordered",
+         "--identifier", "Education Level,Race,Work Class",
          "--k", "5", "--model", "freeform", "--algorithm", "freeform_sortgreedy", "-o", "partition_size=150", "--output", str(out)],
     )
     assert res.exit_code == 0, res.output

@@ -45,7 +45,7 @@ def clinic(tmp_path):
     return path, df
 
 
-ARGS = ["--qi", "zip,age", "--sensitive", "diagnosis", "--identifier", "name"]
+ARGS = ["--qi", "zip,age", "--sensitive", "diagnosis", "--identifier", "name", "--insensitive", "admission,country"]
 
 
 def test_zip_keeps_leading_zeros_masking_works_and_check_reads_back(clinic, tmp_path):
@@ -132,7 +132,7 @@ def test_missing_category_is_generalized_like_any_value(tmp_path):
     back = runner.invoke(app, ["check", str(out), "--original", str(p), "--qi", "age,zip", "-s", "dx",
                                "--missing", "age=category", "-H", "age=intervals:10,20", "-k", "3"])
     assert back.exit_code == 0, back.output
-    ds = Dataset(pd.read_csv(p, dtype={"zip": str}), quasi_identifiers=["age", "zip"], missing={"age": "category"},
+    ds = Dataset(pd.read_csv(p, dtype={"zip": str}), quasi_identifiers=["age", "zip"], insensitive=["dx"], missing={"age": "category"},
                  hierarchies={"age": {"intervals": [10, 20]}})
     h = ds.hierarchy("age")
     r = h.rank_of("(missing)")
@@ -142,7 +142,8 @@ def test_missing_category_is_generalized_like_any_value(tmp_path):
 
 def test_dates_hierarchy_and_ordered_date_ranges(clinic, tmp_path):
     path, _ = clinic
-    args = ["--qi", "zip,admission", "--sensitive", "diagnosis", "--identifier", "name", "--type", "admission=date"]
+    args = ["--qi", "zip,admission", "--sensitive", "diagnosis", "--identifier", "name", "--insensitive", "age,country",
+            "--type", "admission=date"]
     out = tmp_path / "d.csv"
     res = runner.invoke(app, ["anonymize", str(path), *args, "-H", "admission=dates:month,quarter,year", "-H", "zip=masking:1,2,3",
                               "-a", "flash", "-k", "4", "-O", str(out)])

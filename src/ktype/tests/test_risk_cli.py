@@ -28,7 +28,7 @@ def _table(tmp_path):
 
 def test_input_mode_json_matches_pandas(tmp_path):
     df, path = _table(tmp_path)
-    res = runner.invoke(app, ["risk", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--sampling-fraction", "0.1",
+    res = runner.invoke(app, ["risk", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease", "--sampling-fraction", "0.1",
                               "--suda", "2", "--json"])
     assert res.exit_code == 0, res.output
     rep = json.loads(res.output)
@@ -47,9 +47,9 @@ def test_input_mode_json_matches_pandas(tmp_path):
 def test_release_mode_and_table_output(tmp_path):
     df, path = _table(tmp_path)
     out = tmp_path / "rel.csv"
-    a = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip,sex", "--identifier", "email", "-k", "5", "-O", str(out)])
+    a = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease", "-k", "5", "-O", str(out)])
     assert a.exit_code == 0, a.output
-    res = runner.invoke(app, ["risk", str(out), "--original", str(path), "--qi", "age,zip,sex", "--identifier", "email",
+    res = runner.invoke(app, ["risk", str(out), "--original", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease",
                               "--population", str(path), "--json"])
     assert res.exit_code == 0, res.output
     rep = json.loads(res.output)
@@ -57,7 +57,7 @@ def test_release_mode_and_table_output(tmp_path):
     assert rep["release"]["prosecutor"]["highest"] <= 0.2
     assert rep["input"]["prosecutor"]["highest"] == 1.0
     assert rep["population_uniqueness"]["population_uniques_exact"] == rep["input"]["sample_uniques"]
-    txt = runner.invoke(app, ["risk", str(out), "--original", str(path), "--qi", "age,zip,sex", "--identifier", "email"])
+    txt = runner.invoke(app, ["risk", str(out), "--original", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease"])
     assert txt.exit_code == 0 and "prosecutor" in txt.output and "input QIs unchanged" in txt.output
 
 
@@ -70,7 +70,7 @@ def test_input_mode_needs_qi_and_gives_hints(tmp_path):
 
 def test_suda_refusal_is_a_clean_error(tmp_path):
     _, path = _table(tmp_path)
-    res = runner.invoke(app, ["risk", str(path), "--qi", "age,zip,sex", "--suda", "7"])
+    res = runner.invoke(app, ["risk", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease", "--suda", "7"])
     assert res.exit_code == 2 and "refused" in res.output
 
 

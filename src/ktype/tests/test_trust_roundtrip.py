@@ -27,7 +27,9 @@ from ktype.testing.algorithm_checks import _call, default_model, fixture_dataset
 
 #: freeform releases publish value-set cells ({a,b}), which the file audit does not parse yet
 #: (it raises NotImplementedError, tested below); every other registered algorithm is covered
-NAMES = [a.name for a in all_algorithms() if a.recoding != "freeform"]
+#: "mask" publishes perturbed values (a baseline attacked in the transparency paper), not a generalization:
+#: the audit rightly reports its rows as generalizing no original record
+NAMES = [a.name for a in all_algorithms() if a.recoding != "freeform" and a.name != "mask"]
 FREEFORM = [a.name for a in all_algorithms() if a.recoding == "freeform"]
 #: few examples, small tables, no shrinking: the whole file stays within a minute or two
 SETTINGS = settings(max_examples=2, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
