@@ -105,6 +105,9 @@ def register(
             raise InternalError(f"algorithm {name!r}: constraints {sorted(cons)} must equal its options {sorted(kw)}")
         if randomized != ("rng" in sig.parameters):
             raise InternalError(f"algorithm {name!r}: randomized algorithms (only) take rng")
+        doc_lines = (impl.__doc__ or "").strip().splitlines()
+        if not description and not doc_lines:
+            raise InternalError(f"algorithm {name!r}: give a description= or a docstring (its first line describes it)")
 
         @functools.wraps(impl)
         def public(dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: bool = False, **options: Any) -> Release:
@@ -121,7 +124,7 @@ def register(
             randomized=randomized,
             order_invariant=order_invariant,
             constraints=cons,
-            description=description or (impl.__doc__ or "").strip().splitlines()[0],
+            description=description or doc_lines[0],
             reference=reference,
             combinable=combinable,
         )
