@@ -597,6 +597,7 @@ def metrics(
     from .measures import compute
 
     try:
+        _load_config(config, _config_keys(metrics))  # unknown keys are errors here too
         ds, rel, cfg = _check_like(original, released, dataset, qi, sensitive, identifier, hierarchy, config, sep,
                                    csv_escape=csv_escape, reading=(types, na_values, missing), insensitive=insensitive)
         opts = {}
@@ -647,7 +648,8 @@ def risk(
     from .risk.report import risk_report
 
     try:
-        cfg = _load_config(config)
+        cfg = _load_config(config, _config_keys(risk))
+        as_json = bool(_pick(as_json or None, cfg, "json", False))
         ds_name = _pick(dataset, cfg, "dataset")
         orig = _pick(original, cfg, "original")
         data_path = _pick(data, cfg, "data")

@@ -82,3 +82,19 @@ def test_bundled_dataset_input_and_release_mode(tmp_path):
     assert rel["mode"] == "release" and rel["release"]["prosecutor"]["highest"] <= 0.1
     inp = json.loads(runner.invoke(app, ["risk", "--dataset", "adult", "--json"]).output)
     assert inp["mode"] == "input" and inp["input"]["records"] == rel["input"]["records"]
+
+
+def test_config_file_keys_for_risk_and_metrics(tmp_path):
+    """Every risk option has its config key (json included); a misspelled key is an error, not ignored."""
+    _, path = _table(tmp_path)
+    good = tmp_path / "risk.yaml"
+    good.write_text("qi: age,zip,sex\nidentifier: email\nkeep: disease\nthreshold: 0.5\njson: true\n", encoding="utf-8")
+    res = runner.invoke(app, ["risk", str(path), "--config", str(good)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["mode"] == "input"
+    bad = tmp_path / "typo.yaml"
+    bad.write_text("qi: age,zip,sex\nidentifier: email\nkeep: disease\nthreshhold: 0.5\n", encoding="utf-8")
+    res = runner.invoke(app, ["risk", str(path), "--config", str(bad)])
+    assert res.exit_code != 0 and "Unknown key 'threshhold'" in res.output and "Did you mean 'threshold'" in res.output
+    res = runner.invoke(app, ["metrics", str(path), "--original", str(path), "--config", str(bad)])
+    assert res.exit_code != 0 and "Unknown key 'threshhold'" in res.output
