@@ -196,6 +196,8 @@ def _load_dataset(
 ):
     from .data.bundled import load_adult
     from .data.dataset import Dataset
+    from .exceptions import UnassignedColumnsError
+    from .risk.hipaa import with_identifier_hints
 
     if dataset:
         if dataset != "adult":
@@ -211,9 +213,12 @@ def _load_dataset(
     kw = {"types": rd.get("types"), "na_values": rd.get("na_values")}
     roles = {"quasi_identifiers": qi, "sensitive": sensitive, "identifiers": identifiers, "hierarchies": hierarchies,
              "missing": rd.get("missing"), "insensitive": insensitive or []}
-    if input_path.suffix.lower() in (".parquet", ".pq"):
-        return Dataset.from_parquet(input_path, **kw, **roles)
-    return Dataset.from_csv(input_path, sep=sep, **kw, **roles)
+    try:
+        if input_path.suffix.lower() in (".parquet", ".pq"):
+            return Dataset.from_parquet(input_path, **kw, **roles)
+        return Dataset.from_csv(input_path, sep=sep, **kw, **roles)
+    except UnassignedColumnsError as e:
+        raise with_identifier_hints(e) from None
 
 
 def _reading(types: list[str] | None, na_values: list[str] | None, missing: list[str] | None, cfg: dict[str, Any]) -> dict[str, Any]:

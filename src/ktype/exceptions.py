@@ -12,6 +12,7 @@ __all__ = [
     "InvalidParameterError",
     "HierarchyError",
     "DataError",
+    "UnassignedColumnsError",
     "UnsupportedModelError",
     "InfeasibleError",
     "LatticeTooLargeError",
@@ -37,6 +38,19 @@ class HierarchyError(KtypeError, ValueError):
 
 class DataError(KtypeError, ValueError):
     """The input table is unusable: missing values, unknown columns, malformed file."""
+
+
+class UnassignedColumnsError(DataError):
+    """Input columns have no role (identifier, QI, sensitive or insensitive), so they may not be published.
+
+    ``columns`` names them and ``frame`` holds their values, so that an interface can add advice
+    (e.g. which of them look like direct identifiers, :func:`ktype.risk.identifier_hints`).
+    """
+
+    def __init__(self, message: str, columns: list[str], frame: object = None) -> None:
+        super().__init__(message)
+        self.columns = columns
+        self.frame = frame
 
 
 class UnsupportedModelError(KtypeError):

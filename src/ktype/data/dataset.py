@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError
+from ..exceptions import DataError, UnassignedColumnsError
 from .builders import build_hierarchy
 from .hierarchy import MISSING_LABEL, Hierarchy, value_keys
 from .types import _textual
@@ -195,7 +195,7 @@ class Dataset:
         # last, so that errors in the data and hierarchies are reported first
         unassigned = [c for c in cols if c not in seen]
         if unassigned:
-            raise DataError(unassigned_message(unassigned))
+            raise UnassignedColumnsError(unassigned_message(unassigned), unassigned, self.data[unassigned])
         #: role of every input column, in table order
         self.roles: dict[str, str] = {c: _ROLE_NAMES[seen[c]] for c in cols}
 

@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import Interval, check_params
-from ..exceptions import DataError
+from ..exceptions import DataError, UnassignedColumnsError
 
-__all__ = ["IdentifierHint", "identifier_hints"]
+__all__ = ["IdentifierHint", "identifier_hints", "with_identifier_hints"]
 
 
 @dataclass(frozen=True)
@@ -171,3 +171,19 @@ def _max_digits(values: pd.Series) -> int:
 def _looks_free_text(values: pd.Series) -> bool:
     lengths = values.astype(str).str.len().to_numpy()
     return bool(np.median(lengths) > 40)
+
+
+def with_identifier_hints(error: UnassignedColumnsError) -> UnassignedColumnsError:
+    """The same error, its message followed by the HIPAA hints for the unassigned columns.
+
+    Columns that look like direct identifiers (names, SSNs, e-mails, ...) are most likely meant to be
+    removed with ``--identifier``; the hint says why. Without such columns the error is returned as is.
+    """
+    frame = error.frame
+    if not isinstance(frame, pd.DataFrame):
+        return error
+    hints = identifier_hints(frame)
+    if not hints:
+        return error
+    advice = "".join(f"\n  hint: {h}: remove it (--identifier {h.column}) or generalize it (--qi {h.column})" for h in hints)
+    return UnassignedColumnsError(f"{error}{advice}", error.columns, frame)

@@ -102,3 +102,25 @@ def test_bundled_loader_leaves_unselected_columns_out():
     ds = ktype.load_adult(quasi_identifiers=["sex", "age"], insensitive=["race"], n=100)
     assert ds.insensitive == ["race"]
     assert list(ktype.anonymize(ds, k=5).to_pandas().columns) == ["sex", "age", "race", "salary-class"]
+
+
+def test_unassigned_column_error_says_which_look_like_direct_identifiers(hospital, tmp_path):
+    """Issue #14: the HIPAA Safe Harbor hints (ktype.risk.identifier_hints) are advice in the unassigned-column error."""
+    path, _ = hospital
+    res = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--sensitive", "diagnosis", "--k", "3",
+                              "--output", str(tmp_path / "r.csv")])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert "hint: 'ssn' looks like a social security number" in text
+    assert "remove it (--identifier ssn)" in text
+    assert "hint: 'ward'" not in text  # a plain category is not flagged
+
+
+def test_unassigned_columns_error_carries_the_columns(hospital):
+    from ktype.exceptions import UnassignedColumnsError
+
+    _, df = hospital
+    with pytest.raises(UnassignedColumnsError) as info:
+        ktype.Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["diagnosis"])
+    assert info.value.columns == ["name", "ssn", "ward"]
+    assert list(info.value.frame.columns) == ["name", "ssn", "ward"]
