@@ -417,6 +417,7 @@ def anonymize(
             "load_s": round(t_load, 3),
             **rel.summary(),
             "measures": loss,
+            "risk": _prosecutor_risk_before_after(ds, rel),
         }
         summary["warnings"] = [*notices, *summary.get("warnings", [])]
         from ._io import atomic_write_text
@@ -452,8 +453,29 @@ def anonymize(
     )
     for name, v in loss.items():
         tab.add_row(name, f"{v:.6g}")
+    rk = summary["risk"]
+    if isinstance(rk["input"], dict) and isinstance(rk["release"], dict):
+        tab.add_row("prosecutor risk", f"highest {rk['input']['highest']:.4g} → {rk['release']['highest']:.4g}, "
+                    f"average {rk['input']['average']:.4g} → {rk['release']['average']:.4g} (input → release; ktype risk for more)")
     tab.add_row("output", str(out_path) if out_path else "(none; use --output FILE)")
     out.print(tab)
+
+
+def _prosecutor_risk_before_after(ds: Any, rel: Any) -> dict[str, Any]:
+    """Prosecutor re-identification risk of the input and of the release, for the summary
+    (``ktype risk`` gives the journalist/marketer models, population uniqueness and SUDA)."""
+    from .risk import reidentification_risk
+
+    out: dict[str, Any] = {}
+    for key, subject in (("input", ds), ("release", rel)):
+        try:
+            p = reidentification_risk(subject).prosecutor
+        except (KtypeError, NotImplementedError) as e:
+            out[key] = f"not computed: {e}"
+            continue
+        out[key] = {"highest": p.highest, "average": p.average, "threshold": p.threshold,
+                    "records_above_threshold": p.records_above_threshold}
+    return out
 
 
 def _check_like(

@@ -98,3 +98,16 @@ def test_config_file_keys_for_risk_and_metrics(tmp_path):
     assert res.exit_code != 0 and "Unknown key 'threshhold'" in res.output and "Did you mean 'threshold'" in res.output
     res = runner.invoke(app, ["metrics", str(path), "--original", str(path), "--config", str(bad)])
     assert res.exit_code != 0 and "Unknown key 'threshhold'" in res.output
+
+
+def test_anonymize_summary_has_prosecutor_risk_before_and_after(tmp_path):
+    """Issue #14: the anonymize summary reports the prosecutor risk of the input and of the release."""
+    df, path = _table(tmp_path)
+    res = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease",
+                              "--k", "5", "--json"])
+    assert res.exit_code == 0, res.output
+    rk = json.loads(res.output[res.output.index("{"):])["risk"]
+    size = df.groupby(["age", "zip", "sex"])["age"].transform("size")
+    assert rk["input"]["highest"] == 1.0 / size.min()
+    assert rk["input"]["average"] == df[["age", "zip", "sex"]].drop_duplicates().shape[0] / len(df)
+    assert rk["release"]["highest"] <= 1 / 5 and rk["release"]["records_above_threshold"] == 0
