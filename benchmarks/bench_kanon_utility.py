@@ -4,7 +4,7 @@
 Adult (bundled: 30,162 rows, the 8 QIs without salary-class, ARX hierarchies) and FARS
 (``shared_data_dir()/fars``: 100,937 rows, 8 QIs, ARX hierarchies), k ∈ {5, 10, 50, 100}.
 For every k-anonymous algorithm: Iyengar's loss metric LM **recomputed from the released
-labels** (``release.to_pandas(include_suppressed=True)`` read back with
+labels** (``release.to_pandas()``, suppressed records left out, read back with
 :func:`ktype.api.parse_release`, then :func:`ktype.measures.loss_metric`: a suppressed record
 costs 1 per cell), the suppressed count, the smallest class (the independent
 ``KAnonymity(k).check`` of the read-back table), rows released (suppressed ones included:
@@ -91,7 +91,7 @@ def measure_one(ds, dname: str, label: str, name: str, opts: dict, k: int) -> di
     rel = run(name, ds, KAnonymity(k), **opts)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     load_after = os.getloadavg()[0]
-    published = rel.to_pandas(include_suppressed=True)
+    published = rel.to_pandas()  # as published: suppressed records are left out (an all-* row would be a row)
     back = parse_release(ds, published, recoding="local" if rel.recoding == "local" else "multidimensional")
     lm = loss_metric(back)
     check = KAnonymity(k).check(back)
