@@ -203,3 +203,40 @@ def test_lightning_node_bound_is_sound(seed):
             b = st.bound_of(lv, st.search.evaluate(lv, always_value=True))
             above = (ex.levels >= lv).all(axis=1) & (ex.state == 1)
             assert (ex.values[above] >= b - 1e-9 * max(1.0, abs(b))).all(), (meas, lv)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), squeeze=st.integers(1, 4))
+def test_packing_base_matches_table_rows(seed, squeeze):
+    """When the level-0 group ids do not fit the packing bits, the columns with the most
+    values are raised to a packing base: nodes at or above it are bit-packed (rolled up from
+    the unpacked bottom, then from packed sets), the others stay tables; every node's classes
+    and value equal those of an all-table encoding."""
+    from ktype.algorithms.fulldomain import _engine
+    from ktype.tests.test_fulldomain_props import _evaluate_all
+
+    ds, models, sup = random_case(seed)
+    models = (KAnonymity(2),)
+    meas = "loss_metric"
+    full = Encoded(ds, models, sup, meas)
+    level0 = int(sum(max(1, int(g[0] - 1).bit_length()) for g in full.ngroups))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_engine, "_PACK_BITS", max(level0 - squeeze, 0))
+        based = Encoded(ds, models, sup, meas)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_engine, "_PACK_BITS", 0)
+        table = Encoded(ds, models, sup, meas)
+    assert not table.packed
+    if based.packed:
+        assert based.pack_base.any() and based.bottom.codes is None
+    _, ev_b = _evaluate_all(based)
+    lat, ev_t = _evaluate_all(table)
+    for node, a in ev_b.items():
+        b = ev_t[node]
+        assert (a.suppressed, a.n_classes, a.feasible) == (b.suppressed, b.n_classes, b.feasible)
+        assert a.value == pytest.approx(b.value, rel=1e-12, abs=1e-12)
+        assert (a.fs.codes is not None) == based.packs(lat.levels[node])
+        rows_b = sorted(zip(map(tuple, based.table(a.fs).tolist()), a.fs.cnt.tolist()))
+        rows_t = sorted(zip(map(tuple, table.table(b.fs).tolist()), b.fs.cnt.tolist()))
+        assert rows_b == rows_t
+

@@ -213,7 +213,7 @@ class Encoded:
                 codes = dataset.sensitive_codes[col].astype(np.int64)
                 hists[col] = np.bincount(inv * V + codes, minlength=len(cnt) * V).reshape(len(cnt), V).astype(np.int64)
                 self.sens_cols.append(col)
-        self.bottom = FrequencySet(tab, cnt, hists, _pack_kernel(tab, self._shifts) if self.packed else None)
+        self.bottom = FrequencySet(tab, cnt, hists, _pack_kernel(tab, self._shifts) if self.packs(np.zeros(r, dtype=np.int64)) else None)
         self.model_cols = [m.sensitive_name(dataset) for m in self.models]
 
     def _flatten_tables(self) -> None:
@@ -222,9 +222,13 @@ class Encoded:
         ``_upflat[_upoff[j, a, b] + g]``: group ``g`` of column ``j`` at level ``a`` mapped to
         level ``b``; ``_costs[_coff[j, l] + g]``: the per-record surcharge
         ``rootcost_j - gcost_j(l, g)`` of suppressing a record of group ``g``. Rows are
-        bit-packed (:attr:`packed`) when the columns' level-0 group ids fit ``_PACK_BITS`` bits together:
-        column ``j`` in bits ``_shifts[j]..`` (``_masks[j]`` wide). ``_kfast`` is the ``k`` of a
-        k-anonymity-only model set on packed rows (one kernel call per node), else 0.
+        bit-packed (:attr:`packed`) when the columns' group ids at the levels ``pack_base`` fit
+        ``_PACK_BITS`` bits together: column ``j`` in bits ``_shifts[j]..`` (``_masks[j]`` wide).
+        ``pack_base`` is 0 when the level-0 ids fit; otherwise the columns with the most distinct
+        values are raised (CREDITCARD: 212 bits at level 0, 62 with its twelve amount columns and
+        two others at level 1), and only the frequency sets of nodes ``>= pack_base`` are packed
+        (:meth:`packs`). ``_kfast`` is the ``k`` of a k-anonymity-only model set on packed rows
+        (one kernel call per node), else 0.
         """
         r, H = self.r, int(self.heights.max()) + 1
         self._upoff = np.zeros((r, H, H), dtype=np.int64)
@@ -244,8 +248,20 @@ class Encoded:
                     pos += len(m)
         self._upflat = np.concatenate(ups).astype(np.int32)
         self._costs = np.concatenate(costs).astype(np.float64)
-        # coarser levels have no more groups than level 0
-        bits = np.array([max(1, int(self.ngroups[j][0] - 1).bit_length()) for j in range(r)], dtype=np.int64)
+        # coarser levels have no more groups than finer ones: size each column's bit field for
+        # its groups at the *packing base* level, raised (largest saving first) until the fields fit
+        width = [[max(1, int(g - 1).bit_length()) for g in self.ngroups[j]] for j in range(r)]
+        base = np.zeros(r, dtype=np.int64)
+        bits = np.array([width[j][0] for j in range(r)], dtype=np.int64)
+        while bits.sum() > _PACK_BITS:
+            gain = [bits[j] - width[j][base[j] + 1] if base[j] < self.heights[j] else -1 for j in range(r)]
+            j = int(np.argmax(gain))
+            if gain[j] <= 0:
+                break
+            base[j] += 1
+            bits[j] = width[j][base[j]]
+        #: frequency sets of nodes ``>= pack_base`` are bit-packed (all of them when it is 0)
+        self.pack_base = base
         self.packed = bool(bits.sum() <= _PACK_BITS)
         self._shifts = np.zeros(r, dtype=np.int64)
         self._shifts[:-1] = np.cumsum(bits[::-1])[::-1][1:]
@@ -328,6 +344,10 @@ class Encoded:
             self._up[key] = m
         return m
 
+    def packs(self, levels: np.ndarray) -> bool:
+        """Whether the frequency set of node ``levels`` is bit-packed (``levels >= pack_base``)."""
+        return self.packed and bool((np.asarray(levels) >= self.pack_base).all())
+
     def table(self, fs: FrequencySet) -> np.ndarray:
         """The ``(g, r)`` group-id table of a frequency set (decoded when bit-packed)."""
         if fs.tab is not None:
@@ -341,7 +361,7 @@ class Encoded:
         ``need_inv`` or when histograms must be summed, else it is an empty array.
         """
         want_inv = need_inv or bool(src.hists)
-        if cols is None and self.packed:
+        if cols is None and src.codes is not None:
             codes, cnt, inv = _rollup_packed_kernel(
                 src.codes,
                 src.cnt,
@@ -355,6 +375,7 @@ class Encoded:
             )
             tab = None
         else:
+            whole = cols is None
             cols = range(self.r) if cols is None else cols
             maps = [self.up(j, int(a), int(b)) for j, a, b in zip(cols, src_levels, dst_levels)]
             offs = np.zeros(len(maps), dtype=np.int64)
@@ -363,6 +384,9 @@ class Encoded:
             radix = [self.ngroups[j][int(b)] for j, b in zip(cols, dst_levels)]
             tab, cnt, inv = fast_rollup(self.table(src), src.cnt, maps, offs, radix)
             codes = None
+            if whole and self.packs(dst_levels):
+                # a roll-up from below the packing base (the bottom) into the packed region
+                codes, tab = _pack_kernel(tab, self._shifts), None
         hists = {c: _sum_rows(inv, hsrc, len(cnt)) for c, hsrc in src.hists.items()}
         return FrequencySet(tab, cnt, hists, codes), inv
 
@@ -386,7 +410,7 @@ class Encoded:
         the rolled-up sizes and histograms.
         """
         levels = np.asarray(levels, dtype=np.int64)
-        if self._kfast and not src.hists:
+        if self._kfast and src.codes is not None and not src.hists:
             # the surcharge is only needed for the value of a feasible node (or always_value)
             codes, cnt, inv, ok, n_ok, sup, sq, dm, extra = _evaluate_k_kernel(
                 src.codes,
@@ -463,12 +487,12 @@ class Encoded:
 class FrequencyCache:
     """Frequency sets of evaluated nodes kept as roll-up sources, within ``budget`` bytes.
 
-    The bottom node's set (key ``0``) is always kept; beyond the budget the oldest entries
+    The bottom node's set (key ``0``; ``bottom``, by default ``enc.bottom``) is always kept; beyond the budget the oldest entries
     (in a bottom-up search: the lowest, largest sets) are evicted first. Keys are any
     hashable node names (node ids, level-vector bytes).
     """
 
-    def __init__(self, enc: Encoded, budget: int) -> None:
+    def __init__(self, enc: Encoded, budget: int, bottom: FrequencySet | None = None) -> None:
         self.budget = budget
         self._sets: dict[Any, FrequencySet] = {}
         self._keys: list[Any] = []
@@ -477,7 +501,7 @@ class FrequencyCache:
         self._evict_next = 0
         self._rows = np.zeros(64, dtype=np.int64)
         self._levels = np.zeros((64, enc.r), dtype=np.int64)
-        self.put(0, np.zeros(enc.r, dtype=np.int64), enc.bottom)
+        self.put(0, np.zeros(enc.r, dtype=np.int64), enc.bottom if bottom is None else bottom)
 
     def __contains__(self, key: Any) -> bool:
         return key in self._sets
