@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ._engine import Encoded, FrequencyCache, NodeEval
+from ._hashed import HashedRollup, HashedSet
 from ._lattice import _CACHE_BUDGET, _TOL, LatticeResult, lattice_size
 
 __all__ = ["SparseSearch"]
@@ -40,7 +41,9 @@ class SparseSearch:
         self._value: list[float] = []
         self._sup: list[int] = []
         self._classes: list[int] = []
-        self._cache = FrequencyCache(enc, cache_budget)
+        # wide rows with k-anonymity alone: table nodes roll up by incremental row hashes
+        self._hashed = HashedRollup(enc) if HashedRollup.usable(enc) else None
+        self._cache = FrequencyCache(enc, cache_budget, None if self._hashed is None else self._hashed.bottom)
         self._zero = np.zeros(enc.r, dtype=np.int64).tobytes()
         self.n_evaluations = 0
 
@@ -99,7 +102,10 @@ class SparseSearch:
         lv = np.ascontiguousarray(levels, dtype=np.int64)
         key = lv.tobytes()
         _, slv, sfs = self._cache.source(lv)
-        ev = self.enc.evaluate(sfs, slv, lv, always_value=always_value)
+        if self._hashed is not None and isinstance(sfs, HashedSet) and not self.enc.packs(lv):
+            ev = self._hashed.evaluate(sfs, slv, lv)
+        else:
+            ev = self.enc.evaluate(sfs, slv, lv, always_value=always_value)
         self.n_evaluations += 1
         i = self._record(lv)
         self._state[i] = 1 if ev.feasible else -1
