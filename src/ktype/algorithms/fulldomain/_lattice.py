@@ -306,6 +306,17 @@ class LatticeResult:
         return out
 
 
+def encoding_fields(enc: Encoded) -> dict[str, Any]:
+    """The :class:`LatticeResult` fields that every search copies from its encoding."""
+    return {
+        "measure": enc.measure,
+        "max_suppression": enc.max_suppression,
+        "limit": enc.limit,
+        "quasi_identifiers": list(enc.dataset.quasi_identifiers),
+        "heights": enc.heights.copy(),
+    }
+
+
 class LatticeSearch:
     """Search state over one lattice: node evaluation with roll-up caching and tagging."""
 
@@ -339,11 +350,7 @@ class LatticeSearch:
         enc, lat = self.enc, self.lat
         return LatticeResult(
             algorithm=algorithm,
-            measure=enc.measure,
-            max_suppression=enc.max_suppression,
-            limit=enc.limit,
-            quasi_identifiers=list(enc.dataset.quasi_identifiers),
-            heights=enc.heights.copy(),
+            **encoding_fields(enc),
             levels=lat.levels,
             state=self.state,
             evaluated=self.evaluated if evaluated is None else evaluated,

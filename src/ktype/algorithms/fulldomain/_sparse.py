@@ -17,7 +17,7 @@ import numpy as np
 
 from ._engine import Encoded, FrequencyCache, NodeEval
 from ._hashed import HashedRollup, HashedSet
-from ._lattice import _CACHE_BUDGET, _TOL, LatticeResult, lattice_size
+from ._lattice import _CACHE_BUDGET, _TOL, LatticeResult, encoding_fields, lattice_size
 
 __all__ = ["SparseSearch"]
 
@@ -152,11 +152,7 @@ class SparseSearch:
         assert i is not None
         return LatticeResult(
             algorithm=algorithm,
-            measure=enc.measure,
-            max_suppression=enc.max_suppression,
-            limit=enc.limit,
-            quasi_identifiers=list(enc.dataset.quasi_identifiers),
-            heights=enc.heights.copy(),
+            **encoding_fields(enc),
             levels=levels[order],
             state=np.array(self._state, dtype=np.int8)[order],
             evaluated=np.array(self._evaluated, dtype=bool)[order] | (np.array(self._state, dtype=np.int8)[order] != 0),
