@@ -7,7 +7,10 @@ Goals (issue 10), on this 2-core machine:
 * ``greedy_64k`` — Greedy without partitions on 64,000 rows, k = 15: under 10 minutes
   (exact Greedy; its scan is pruned by lower bounds on the two heaviest categorical
   attributes, with the same result as the full scan);
-* ``mip_14`` — the MIP optimum on 14 tuples, k = 4: under 5 seconds (10 random tables).
+* ``mip_14`` — the MIP optimum on 14 tuples, k = 4: under 5 seconds (10 random tables);
+* ``hungarian_p100_1t`` / ``hungarian_p100_2t`` — Hungarian with partitions of 100 on 200,000
+  rows, k = 10, its blocks in 1 and in 2 threads (issue 10: "in parallel where it pays");
+  the table reports the speedup (identical graphs: ``test_parallel_hungarian_equals_sequential``).
 
 Usage::
 
@@ -43,8 +46,16 @@ CONFIGS = {
     "sortgreedy_1m": {"algorithm": "freeform_sortgreedy", "n": 1_000_000, "k": 10, "options": {"partition_size": 150}, "goal_s": 180},
     "greedy_64k": {"algorithm": "freeform_greedy", "n": 64_000, "k": 15, "options": {}, "goal_s": 600},
     "mip_14": {"algorithm": "freeform_mip", "n": 14, "k": 4, "options": {}, "goal_s": 5, "tables": 10},
+    "hungarian_p100_1t": {"algorithm": "freeform_hungarian", "n": 200_000, "k": 10, "options": {"partition_size": 100}, "goal_s": None, "threads": 1},
+    "hungarian_p100_2t": {"algorithm": "freeform_hungarian", "n": 200_000, "k": 10, "options": {"partition_size": 100}, "goal_s": None, "threads": 2},
 }
-QUICK = {"sortgreedy_1m": {"n": 100_000}, "greedy_64k": {"n": 8_000}, "mip_14": {"tables": 3}}
+QUICK = {
+    "sortgreedy_1m": {"n": 100_000},
+    "greedy_64k": {"n": 8_000},
+    "mip_14": {"tables": 3},
+    "hungarian_p100_1t": {"n": 20_000},
+    "hungarian_p100_2t": {"n": 20_000},
+}
 
 
 def run_one(cfg: dict) -> dict:
@@ -54,6 +65,10 @@ def run_one(cfg: dict) -> dict:
     from ktype.measures import gcp
     from ktype.models.freeform import FreeformKAnonymity
 
+    if "threads" in cfg:  # the blocks' thread count (numba prange / Hungarian's thread pool)
+        import numba
+
+        numba.set_num_threads(min(int(cfg["threads"]), numba.config.NUMBA_NUM_THREADS))
     algo = get_algorithm(cfg["algorithm"])
     warm = census_dataset(12, rng=0)  # JIT warm-up / cache load
     algo.func(warm, FreeformKAnonymity(3), rng=0)
@@ -119,6 +134,15 @@ def _markdown(results: dict) -> str:
             f"| {name} | {c['algorithm']} | {c['n']:,} | {c['k']} | {c['options']} | {r['run_s_max']:.2f}{tables} | {r.get('cpu_s_max', float('nan')):.1f} | {alg} | {ver} | "
             f"{r['gcp_mean']:.4f} | {r['peak_rss_mib']:.0f} | {goal} | {r['load_before']} / {r['load_after']} |"
         )
+    one, two = results["configs"].get("hungarian_p100_1t", {}), results["configs"].get("hungarian_p100_2t", {})
+    if "run_s_max" in one and "run_s_max" in two:
+        lines += [
+            "",
+            f"Hungarian's partitions in parallel (P = 100, {one['config']['n']:,} rows, k = {one['config']['k']}): 1 thread "
+            f"{one['run_s_max']:.2f} s wall / {one['cpu_s_max']:.1f} s CPU, 2 threads {two['run_s_max']:.2f} s wall / "
+            f"{two['cpu_s_max']:.1f} s CPU: speedup {one['run_s_max'] / two['run_s_max']:.2f}x (load {one['load_before']} / "
+            f"{two['load_before']}; on a loaded machine the second core is not free, so the speedup is understated).",
+        ]
     ext = [(n, r) for n, r in results["configs"].items() if "extrapolate" in r.get("config", {}) and "cpu_s_max" in r]
     if ext:
         lines += ["", "Extrapolations from CPU time (the machine was far oversubscribed, so wall time measures the load, not "

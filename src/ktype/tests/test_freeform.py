@@ -478,3 +478,33 @@ def test_greedy_pruning_is_exact(n, k, seed):
     costs = np.zeros((1, k))
     assert (K.run_blocks(p.xnum, p.xcat, p.wcat, p.n_words, k, 0, 0, starts, full, costs) == 0).all()
     assert np.array_equal(pruned, full) and np.allclose(c_pruned, costs[0])
+
+
+@pytest.mark.parametrize("n, P, k, workers", [(1000, 100, 6, 2), (437, 40, 5, 3), (250, 100, 4, 4)])
+def test_parallel_hungarian_equals_sequential(n, P, k, workers):
+    """Hungarian's partitions in threads give exactly the sequential graph and costs, the
+    released boxes and assignment are identical for the same rng (issue 10: in parallel
+    where it pays)."""
+    import numba
+
+    p = Problem.from_dataset(_census(n, 7))
+    starts = blocks(n, P)
+    seq, c_seq = build_graph(p, k, "hungarian", starts, workers=1)
+    par, c_par = build_graph(p, k, "hungarian", starts, workers=workers)
+    assert np.array_equal(seq, par) and np.array_equal(c_seq, c_par)
+    for b in range(len(starts) - 1):  # every block built, inside its own partition
+        a, e = starts[b], starts[b + 1]
+        assert ((seq[a:e] >= a) & (seq[a:e] < e)).all()
+        assert (np.sort(seq[a:e, 1]) == np.arange(a, e)).all()
+    ds = _census(n, 7)
+    algo = get_algorithm("freeform_hungarian")
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        r1 = algo.func(ds, FreeformKAnonymity(k), rng=5, partition_size=P)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        r2 = algo.func(ds, FreeformKAnonymity(k), rng=5, partition_size=P)
+    finally:
+        numba.set_num_threads(old)
+    assert np.array_equal(r1.preimages, r2.preimages) and np.array_equal(r1.source, r2.source)
+    assert r1.to_pandas().equals(r2.to_pandas())

@@ -392,7 +392,7 @@ def run_blocks(xnum, xcat, wcat, n_words, k, method, window, starts, pre, costs,
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def block_weights(xnum, xcat, wcat, n_words, pre, t):  # pragma: no cover - compiled
     """Weights of iteration ``t`` for a block whose first ``t`` iterations are in ``pre``
     (block-local indices): rebuild the boxes and the used edges, then the dense matrix."""

@@ -14,7 +14,9 @@ is verified as one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -29,7 +31,7 @@ from .._registry import register
 from . import _kernels as K
 from ._prep import Problem, blocks, check_block_sizes, model_k, publish
 
-__all__ = ["freeform_greedy", "freeform_sortgreedy", "freeform_hungarian", "build_graph"]
+__all__ = ["freeform_greedy", "freeform_sortgreedy", "freeform_hungarian", "build_graph", "hungarian_workers"]
 
 REFERENCE = "Doka, Xue, Tsoumakos, Karras. k-Anonymization by Freeform Generalization. ASIA CCS 2015"
 _MODELS = (FreeformKAnonymity, KConcealment)
@@ -52,25 +54,59 @@ def _pruning_columns(p: Problem) -> tuple[int, int, int, int]:
     return c1, c2, int(sizes[c1]), int(sizes[c2])
 
 
-def build_graph(p: Problem, k: int, method: str, starts: np.ndarray, *, window: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _hungarian_block(p: Problem, k: int, a: int, e: int) -> tuple[np.ndarray, np.ndarray]:
+    """All ``k`` iterations of §7 on the block ``[a, e)``: ``lpre`` (block-local) and costs.
+
+    Both the weight kernel (numba, ``nogil``) and ``linear_sum_assignment`` (C, releases
+    the GIL) run without the GIL, so blocks can run in threads.
+    """
+    xn, xc = p.xnum[a:e], p.xcat[a:e]
+    lpre = np.empty((e - a, k), dtype=np.int64)
+    lpre[:, 0] = np.arange(e - a)
+    costs = np.zeros(k, dtype=np.float64)
+    for t in range(1, k):  # loop over iterations
+        W = K.block_weights(xn, xc, p.wcat, p.n_words, lpre, t)
+        rows, cols = linear_sum_assignment(W)
+        costs[t] = float(W[rows, cols].sum())
+        lpre[cols, t] = rows
+    return lpre, costs
+
+
+def hungarian_workers() -> int:
+    """Threads the partitioned Hungarian uses: numba's thread count (``NUMBA_NUM_THREADS``,
+    ``numba.set_num_threads``), the same knob as Greedy's and SortGreedy's parallel blocks."""
+    return max(1, int(numba.get_num_threads()))
+
+
+def build_graph(
+    p: Problem, k: int, method: str, starts: np.ndarray, *, window: int = 0, workers: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The k-regular generalization graph: ``pre`` (n, k) pre-images per box (sorted
-    positions) and the per-iteration cost sums (selected weights, in NCP units)."""
+    positions) and the per-iteration cost sums (selected weights, in NCP units).
+
+    Blocks are independent (§3.6): Greedy and SortGreedy run them in a numba ``prange``,
+    Hungarian in a thread pool of ``workers`` threads (default :func:`hungarian_workers`)
+    over contiguous chunks of blocks. Each block's result does not depend on the others or on
+    the scheduling, so the graph is identical to the sequential one.
+    """
     n = p.n
     nb = len(starts) - 1
     pre = np.empty((n, k), dtype=np.int64)
     costs = np.zeros((nb, k), dtype=np.float64)
     if method == "hungarian":
-        for b in range(nb):  # loop over blocks (scipy's solver is not compiled code we can call in parallel)
-            a, e = int(starts[b]), int(starts[b + 1])
-            xn, xc = p.xnum[a:e], p.xcat[a:e]
-            lpre = np.empty((e - a, k), dtype=np.int64)
-            lpre[:, 0] = np.arange(e - a)
-            for t in range(1, k):  # loop over iterations
-                W = K.block_weights(xn, xc, p.wcat, p.n_words, lpre, t)
-                rows, cols = linear_sum_assignment(W)
-                costs[b, t] = float(W[rows, cols].sum())
-                lpre[cols, t] = rows
-            pre[a:e] = a + lpre
+        workers = min(nb, hungarian_workers() if workers is None else max(1, int(workers)))
+
+        def chunk(c: int) -> None:
+            for b in range(c * nb // workers, (c + 1) * nb // workers):  # loop over this worker's blocks
+                a, e = int(starts[b]), int(starts[b + 1])
+                lpre, costs[b] = _hungarian_block(p, k, a, e)
+                pre[a:e] = a + lpre
+
+        if workers == 1:
+            chunk(0)
+        else:  # parallel where it pays: several blocks and several threads
+            with ThreadPoolExecutor(workers) as ex:
+                list(ex.map(chunk, range(workers)))
     else:
         c1, c2, m1, m2 = _pruning_columns(p) if method == "greedy" else (-1, -1, 0, 0)
         status = K.run_blocks(p.xnum, p.xcat, p.wcat, p.n_words, k, _METHOD[method], window, starts, pre, costs, c1, c2, m1, m2)
@@ -174,6 +210,8 @@ def freeform_hungarian(dataset: Dataset, models: Sequence[PrivacyModel], *, part
     (Doka et al. §7), solved by ``scipy.optimize.linear_sum_assignment`` (a Jonker–Volgenant
     solver, not the textbook Kuhn–Munkres the paper describes; same optimum, ties may differ).
     Optimal for k = 2 among graphs containing the identity. O(k n³) time, O(n²) memory per
-    block (paper: partitions of 100).
+    block (paper: partitions of 100). With ``partition_size`` the blocks run in parallel
+    threads (:func:`hungarian_workers`: numba's thread count; the weight kernel and scipy's
+    solver both release the GIL); the result is identical to a sequential run.
     """
     return _run(dataset, models, "hungarian", partition_size, rng, "freeform_hungarian")
