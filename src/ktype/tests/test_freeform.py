@@ -508,3 +508,14 @@ def test_parallel_hungarian_equals_sequential(n, P, k, workers):
         numba.set_num_threads(old)
     assert np.array_equal(r1.preimages, r2.preimages) and np.array_equal(r1.source, r2.source)
     assert r1.to_pandas().equals(r2.to_pandas())
+
+
+@pytest.mark.parametrize("name", HEURISTICS)
+def test_symmetric_variant_is_refused_clearly(name):
+    """The reciprocal variant (spec §3.7) is not implemented: asking for it raises
+    NotImplementedError through the registry, not a silently non-symmetric release."""
+    ds = _census(30, 3)
+    with pytest.raises(NotImplementedError, match="symmetric"):
+        get_algorithm(name).func(ds, FreeformKAnonymity(3), rng=0, symmetric=True)
+    rel = get_algorithm(name).func(ds, FreeformKAnonymity(3), rng=0, symmetric=False)
+    assert FreeformKAnonymity(3).check(rel).satisfied

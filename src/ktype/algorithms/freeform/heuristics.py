@@ -35,7 +35,7 @@ __all__ = ["freeform_greedy", "freeform_sortgreedy", "freeform_hungarian", "buil
 
 REFERENCE = "Doka, Xue, Tsoumakos, Karras. k-Anonymization by Freeform Generalization. ASIA CCS 2015"
 _MODELS = (FreeformKAnonymity, KConcealment)
-_PART = {"partition_size": [None, Interval(int, 2, None, closed="left")]}
+_PART = {"partition_size": [None, Interval(int, 2, None, closed="left")], "symmetric": [bool]}
 #: largest block SortGreedy / Hungarian accept (dense m x m weights, ~16 m^2 bytes)
 DENSE_LIMIT = 6000
 
@@ -119,7 +119,14 @@ def build_graph(
     return pre, costs.sum(axis=0)
 
 
-def _run(dataset: Dataset, models: Sequence[PrivacyModel], method: str, partition_size: int | None, rng, algo: str, *, window: int = 0) -> Release:
+def _run(
+    dataset: Dataset, models: Sequence[PrivacyModel], method: str, partition_size: int | None, rng, algo: str, *, window: int = 0, symmetric: bool = False
+) -> Release:
+    if symmetric:
+        raise NotImplementedError(
+            f"{algo}: symmetric=True (the reciprocal variant the paper mentions in §2.2 without details, spec §3.7) is not "
+            "implemented; the freeform algorithms build non-reciprocal k-regular graphs."
+        )
     k = model_k(models, algo)
     p = Problem.from_dataset(dataset)
     starts = blocks(p.n, partition_size)
@@ -148,7 +155,15 @@ def _run(dataset: Dataset, models: Sequence[PrivacyModel], method: str, partitio
     description="freeform generalization: Greedy (Alg. 1), k-regular graph, random true assignment",
     reference=REFERENCE + ", §5 Algorithm 1",
 )
-def freeform_greedy(dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, candidates: int | None = None, rng: np.random.Generator) -> Release:
+def freeform_greedy(
+    dataset: Dataset,
+    models: Sequence[PrivacyModel],
+    *,
+    partition_size: int | None = None,
+    candidates: int | None = None,
+    symmetric: bool = False,
+    rng: np.random.Generator,
+) -> Release:
     """Freeform k-anonymization by Greedy (Doka et al. §5, Algorithm 1).
 
     Per iteration each record, in lexicographic order, takes the cheapest available
@@ -164,6 +179,9 @@ def freeform_greedy(dataset: Dataset, models: Sequence[PrivacyModel], *, partiti
     partition_size : int, optional
         Process consecutive blocks of this many rows (at least) independently (§8.1; the
         paper uses 250 for Greedy). Needs ``k <= (partition_size + 2) / 2`` (Theorem 5.2).
+    symmetric : bool
+        The reciprocal variant (§2.2, spec §3.7): **not implemented** (raises
+        ``NotImplementedError``; the same option of SortGreedy and Hungarian too).
     candidates : int, optional
         Candidate pruning (not in the paper): first look only at post-images within this
         many positions of the record in the lexicographic order, falling back to all free
@@ -171,7 +189,7 @@ def freeform_greedy(dataset: Dataset, models: Sequence[PrivacyModel], *, partiti
     rng : int, numpy Generator or None
         Secret randomness for the published assignment (None = OS entropy).
     """
-    return _run(dataset, models, "greedy", partition_size, rng, "freeform_greedy", window=candidates or 0)
+    return _run(dataset, models, "greedy", partition_size, rng, "freeform_greedy", window=candidates or 0, symmetric=symmetric)
 
 
 @register(
@@ -183,7 +201,9 @@ def freeform_greedy(dataset: Dataset, models: Sequence[PrivacyModel], *, partiti
     description="freeform generalization: SortGreedy (Alg. 2), k-regular graph, random true assignment",
     reference=REFERENCE + ", §6 Algorithm 2",
 )
-def freeform_sortgreedy(dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, rng: np.random.Generator) -> Release:
+def freeform_sortgreedy(
+    dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, symmetric: bool = False, rng: np.random.Generator
+) -> Release:
     """Freeform k-anonymization by SortGreedy (Doka et al. §6, Algorithm 2).
 
     Per iteration all available edges are scanned by ascending weight (stable: ties by
@@ -193,7 +213,7 @@ def freeform_sortgreedy(dataset: Dataset, models: Sequence[PrivacyModel], *, par
     memory per block (blocks above 6000 rows are refused: pass ``partition_size``; the paper
     uses 150).
     """
-    return _run(dataset, models, "sortgreedy", partition_size, rng, "freeform_sortgreedy")
+    return _run(dataset, models, "sortgreedy", partition_size, rng, "freeform_sortgreedy", symmetric=symmetric)
 
 
 @register(
@@ -205,7 +225,9 @@ def freeform_sortgreedy(dataset: Dataset, models: Sequence[PrivacyModel], *, par
     description="freeform generalization: optimal assignment per iteration (Hungarian, §7)",
     reference=REFERENCE + ", §7",
 )
-def freeform_hungarian(dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, rng: np.random.Generator) -> Release:
+def freeform_hungarian(
+    dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, symmetric: bool = False, rng: np.random.Generator
+) -> Release:
     """Freeform k-anonymization with a minimum-weight perfect matching per iteration
     (Doka et al. §7), solved by ``scipy.optimize.linear_sum_assignment`` (a Jonker–Volgenant
     solver, not the textbook Kuhn–Munkres the paper describes; same optimum, ties may differ).
@@ -214,4 +236,4 @@ def freeform_hungarian(dataset: Dataset, models: Sequence[PrivacyModel], *, part
     threads (:func:`hungarian_workers`: numba's thread count; the weight kernel and scipy's
     solver both release the GIL); the result is identical to a sequential run.
     """
-    return _run(dataset, models, "hungarian", partition_size, rng, "freeform_hungarian")
+    return _run(dataset, models, "hungarian", partition_size, rng, "freeform_hungarian", symmetric=symmetric)
