@@ -13,6 +13,7 @@ Public (also registered by name in :mod:`ktype.algorithms`):
 ``datafly``      Sweeney's greedy heuristic with final suppression
 ``k_optimize``   Bayardo–Agrawal set enumeration over ordered interval splits (DM)
 ``lightning``    best-effort anytime search for many QIs (time / node budget; Prasser et al. 2016)
+``genetic``      best-effort genetic search for many QIs (time / node budget, rng; Wirth et al., ARX)
 ``lattice_search``  the optimal / exhaustive search returning a :class:`LatticeResult`
 ``Lattice``, ``LatticeResult``, ``preference``, ``MEASURES``
 
@@ -22,6 +23,7 @@ See ``docs/fulldomain.md``.
 from ._api import exhaustive, flash, lattice_search
 from ._datafly import datafly
 from ._engine import MEASURES
+from ._genetic import genetic
 from ._incognito import incognito
 from ._koptimize import k_optimize
 from ._lattice import Lattice, LatticeResult, preference
@@ -35,6 +37,7 @@ __all__ = [
     "datafly",
     "exhaustive",
     "flash",
+    "genetic",
     "incognito",
     "k_optimize",
     "lightning",

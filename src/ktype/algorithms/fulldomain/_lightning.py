@@ -337,11 +337,19 @@ def lightning_search(enc: Encoded, *, time_limit: float | None = 10.0, max_nodes
     """
     state = _Lightning(enc, time_limit, max_nodes)
     state.run()
+    return finish(state, "lightning", time_limit, max_nodes)
+
+
+def finish(state: _Lightning, algorithm: str, time_limit: float | None, max_nodes: int | None, *, bounded: bool = True) -> LatticeResult:
+    """The sparse :class:`LatticeResult` of a finished best-effort search (``lightning``,
+    ``genetic``); ``bounded``: whether the search keeps Lightning's queue invariant, so that
+    :meth:`_Lightning.lower_bound` holds (else ``lower_bound`` is None)."""
+    enc = state.enc
     if state.best is None:
         least = min((state.search.suppressed(v) for v in state.levels.values()), default=-1)
         if not state.stopped:
             raise InfeasibleError(
-                f"lightning: no full-domain generalization satisfies {', '.join(str(m) for m in enc.models)} within "
+                f"{algorithm}: no full-domain generalization satisfies {', '.join(str(m) for m in enc.models)} within "
                 f"max_suppression={enc.max_suppression:g} ({enc.limit} of {enc.n} records); the best node visited needs "
                 f"{least} suppressed records. Raise max_suppression or relax the model."
             )
@@ -351,12 +359,12 @@ def lightning_search(enc: Encoded, *, time_limit: float | None = 10.0, max_nodes
             state.visit(top)
         if state.best is None:
             raise InfeasibleError(
-                f"lightning found no solution within its budget ({state.stopped}: {state.search.n_evaluations} nodes, "
+                f"{algorithm} found no solution within its budget ({state.stopped}: {state.search.n_evaluations} nodes, "
                 f"{time.perf_counter() - state.t0:.2f} s) and the top node needs {state.search.suppressed(top)} suppressed "
                 f"records (limit {enc.limit}). Raise the budget or max_suppression."
             )
-    exhausted = not state.stopped and not state.heap_live()
-    lb = state.best_value if exhausted else state.lower_bound()
+    exhausted = bounded and not state.stopped and not state.heap_live()
+    lb = (state.best_value if exhausted else state.lower_bound()) if bounded else -np.inf
     extra = {
         "time_limit": time_limit,
         "max_nodes": max_nodes,
@@ -369,7 +377,7 @@ def lightning_search(enc: Encoded, *, time_limit: float | None = 10.0, max_nodes
     best = state.best
     assert best is not None
     return state.search.result(
-        "lightning",
+        algorithm,
         best,
         best[None, :],
         state.t0,
