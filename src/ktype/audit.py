@@ -7,14 +7,16 @@ this original*. :func:`audit` establishes, in this order:
    (quasi-identifier, sensitive or insensitive); every declared column is present; the
    roles agree with the release's metadata when it has some.
 2. **Labels.** Every quasi-identifier cell parses to a value of its hierarchy (a node, a
-   range, or ``*``). Rows whose cells all read ``*`` are published rows like any other
-   (with their sensitive values), never "suppressed".
+   range, or ``*``; in a freeform release an exact range that need not be a node, and a
+   value set ``{a,b}``, read into a :class:`~ktype.freeform_release.FreeformRelease`).
+   Rows whose cells all read ``*`` are published rows like any other (with their
+   sensitive values), never "suppressed".
 3. **Counts.** ``published rows = input records − suppressed``: the release has at most as
    many rows as the original, and when metadata is present its counts match.
 4. **Generalization.** There is a one-to-one assignment of published rows to distinct
    original records such that every published QI cell covers its record's value and every
-   sensitive and insensitive value is equal — a matching saturating the published rows in
-   the bipartite *consistency graph*. Rows and records are compressed to types (identical
+   sensitive and insensitive value is equal (a value set covers exactly its members) — a
+   matching saturating the published rows in the bipartite *consistency graph*. Rows and records are compressed to types (identical
    rows are interchangeable, :mod:`ktype.models._graph`). Where the recoding is homogeneous
    (each original type is covered by at most one published type: full-domain and
    partition-based releases) Hall's condition splits per published type and reduces to a
@@ -109,36 +111,67 @@ class AuditReport:
 
 
 # ------------------------------------------------------------------------------ parsing
-def _label_intervals(dataset: Dataset, published: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[Finding]]:
-    """QI labels -> leaf-rank intervals, per unique label (vectorized over rows)."""
+def _label_intervals(dataset: Dataset, published: pd.DataFrame, freeform: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], list[Finding]]:
+    """QI labels -> leaf-rank intervals, per unique label (vectorized over rows).
+
+    For a freeform release (``freeform``) the intervals are the exact published ranges
+    (any run of leaves, hierarchy node or not) and the categorical columns come back as
+    value sets (``{Married,Divorced}``), returned as ``(rows, m_j)`` membership matrices
+    keyed by QI index; see :func:`ktype.freeform_release.parse_freeform_labels`.
+    """
+    from .freeform_release import parse_freeform_labels, range_columns
+
     m = len(published)
     lo = np.zeros((m, dataset.r), dtype=np.int32)
     hi = np.zeros((m, dataset.r), dtype=np.int32)
+    sets: dict[int, np.ndarray] = {}
     findings: list[Finding] = []
+    is_range = range_columns(dataset) if freeform else None
     for j, (col, h) in enumerate(zip(dataset.quasi_identifiers, dataset.hierarchies)):
         codes, uniq = pd.factorize(published[col].astype(str), use_na_sentinel=False)
         keys = value_keys(uniq)
-        ulo = np.full(len(keys), -1, dtype=np.int64)
-        uhi = np.full(len(keys), -1, dtype=np.int64)
         bad: list[tuple[int, str]] = []
-        for u, key in enumerate(keys):  # loop over distinct labels, not rows
-            if key.startswith("{") and key.endswith("}"):
-                raise NotImplementedError(
-                    f"Column {col!r} holds the freeform value set {key!r}: auditing freeform releases (value-set "
-                    "cells) from a file is not implemented yet. Check the in-memory FreeformRelease instead."
-                )
-            try:
-                ulo[u], uhi[u] = h.parse_label(key)  # the label grammar of docs/guide.md ("*" included)
-            except HierarchyError as e:
-                bad.append((u, f"cannot be read: {e}"))
+        if is_range is not None:
+            ulo, uhi, member, bad = parse_freeform_labels(h, bool(is_range[j]), keys)
+            if member is not None:
+                sets[j] = member[codes]
+        else:
+            ulo = np.full(len(keys), -1, dtype=np.int64)
+            uhi = np.full(len(keys), -1, dtype=np.int64)
+            for u, key in enumerate(keys):  # loop over distinct labels, not rows
+                try:
+                    ulo[u], uhi[u] = h.parse_label(key)  # the label grammar of docs/guide.md ("*" included)
+                except HierarchyError as e:
+                    hint = (" (a value set or a range that is no hierarchy node is a freeform cell: give --recoding "
+                            "freeform / recoding='freeform' if this is a freeform release)"
+                            if key.startswith(("{", "[")) else "")
+                    bad.append((u, f"cannot be read: {e}{hint}"))
         for u, why in bad:
             rows = np.flatnonzero(codes == u)
             findings.append(Finding("labels", f"Column {col!r}: published value {keys[u]!r} {why}",
                                     rows=[int(i) for i in rows[:MAX_LISTED]]))
-        ok = ulo >= 0
+        ok = np.ones(len(keys), dtype=bool)
+        ok[[u for u, _ in bad]] = False
         lo[:, j] = np.where(ok, ulo, 0)[codes]
         hi[:, j] = np.where(ok, uhi, h.size - 1)[codes]
-    return lo, hi, findings
+    return lo, hi, sets, findings
+
+
+def _looks_freeform(dataset: Dataset, published: pd.DataFrame) -> bool:
+    """A release without metadata holding a value-set cell (``{a,b}``) that is no value or
+    label of its column: only freeform recoding publishes those."""
+    for col, h in zip(dataset.quasi_identifiers, dataset.hierarchies):
+        if col not in published.columns:
+            continue
+        uniq = pd.unique(published[col].astype(str))
+        for key in value_keys(uniq):  # distinct labels only
+            if key.startswith("{"):
+                try:
+                    h.parse_label(key)
+                except HierarchyError:
+                    return True
+    return False
 
 
 def _published_keys(original_values: Any, published_uniques: Any) -> list[str]:
@@ -194,7 +227,10 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
     missing = [c for c in dataset.quasi_identifiers + dataset.sensitive if c not in published.columns]
     if missing:
         return None, [Finding("columns", f"The published table lacks the declared column(s) {missing}.")]
-    lo, hi, findings = _label_intervals(dataset, published)
+    rec = recoding or (metadata or {}).get("recoding") or "unknown"
+    if rec == "unknown" and _looks_freeform(dataset, published):
+        rec = "freeform"
+    lo, hi, sets, findings = _label_intervals(dataset, published, freeform=rec == "freeform")
     m, n = len(published), dataset.n
     if m > n:
         findings.append(Finding("counts", f"The release has {m} rows but the original only {n} records; a release "
@@ -213,11 +249,10 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
         return None, findings
     s = n - m
     full = (dataset.domain_sizes - 1).astype(np.int32)
-    rec = recoding or (metadata or {}).get("recoding") or "unknown"
-    rel = Release(
+    lo = np.vstack([lo, np.zeros((s, dataset.r), dtype=np.int32)])
+    hi = np.vstack([hi, np.tile(full, (s, 1))])
+    common: dict[str, Any] = dict(
         dataset=dataset,
-        lo=np.vstack([lo, np.zeros((s, dataset.r), dtype=np.int32)]),
-        hi=np.vstack([hi, np.tile(full, (s, 1))]),
         suppressed=np.concatenate([np.zeros(m, dtype=bool), np.ones(s, dtype=bool)]),
         source=None,
         recoding=rec,
@@ -225,7 +260,16 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
         published_sensitive={c: np.concatenate([v, np.zeros(s, dtype=np.int32)]) for c, v in sens.items()},
         provenance={k: metadata[k] for k in ("algorithm", "parameters", "randomness") if metadata and k in metadata},
     )
-    return rel, []
+    if rec != "freeform":
+        return Release(lo=lo, hi=hi, **common), []
+    from .freeform_release import FreeformRelease
+
+    # exact cells as published; lo/hi their closure under each hierarchy (FreeformRelease)
+    clo, chi = np.empty_like(lo), np.empty_like(hi)
+    for j, h in enumerate(dataset.hierarchies):  # loop over columns
+        clo[:, j], chi[:, j] = h.closure(lo[:, j], hi[:, j])
+    value_sets = {j: np.vstack([v, np.ones((s, v.shape[1]), dtype=bool)]) for j, v in sets.items()}
+    return FreeformRelease(lo=clo, hi=chi, cell_lo=lo, cell_hi=hi, value_sets=value_sets, **common), []
 
 
 # ------------------------------------------------------------------------------ generalization
@@ -239,7 +283,8 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
     m = len(published)
     exact = dataset.sensitive + dataset.insensitive
     xo = [np.asarray(dataset.X)]
-    plo, phi = [rel.lo[:m]], [rel.hi[:m]]
+    cell_lo, cell_hi, sets = rel.cells()  # exact cells: freeform ranges and value sets
+    plo, phi = [cell_lo[:m]], [cell_hi[:m]]
     dom = [np.asarray(dataset.domain_sizes)]
     for c in exact:
         co, cp, size = _exact_codes(dataset.data[c], published[c])
@@ -250,7 +295,8 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
     shape = SimpleNamespace(X=np.hstack(xo).astype(np.int32), domain_sizes=np.concatenate(dom),
                             quasi_identifiers=list(dataset.quasi_identifiers) + exact)
     vlo, vhi = np.hstack(plo).astype(np.int32), np.hstack(phi).astype(np.int32)
-    view = SimpleNamespace(dataset=shape, lo=vlo, hi=vhi, source=None, cells=lambda: (vlo, vhi, {}))
+    vsets = {j: v[:m] for j, v in sets.items()}  # keyed by QI index; the exact columns come after the QIs
+    view = SimpleNamespace(dataset=shape, lo=vlo, hi=vhi, source=None, cells=lambda: (vlo, vhi, vsets))
     g = ConsistencyGraph(view)  # type: ignore[arg-type]  # duck-typed: QIs plus exact columns
     B = g.n_box_types
     pub_types = np.unique(g.box_type) if m else np.zeros(0, dtype=np.int64)

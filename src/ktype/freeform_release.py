@@ -39,10 +39,10 @@ import pandas as pd
 from ._grouping import group_ids
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL, value_keys
-from .exceptions import DataError
+from .exceptions import DataError, HierarchyError
 from .release import Release, versions
 
-__all__ = ["FreeformRelease", "range_columns", "set_labels"]
+__all__ = ["FreeformRelease", "range_columns", "set_labels", "split_set_label", "escape_set_value", "parse_freeform_labels"]
 
 
 def range_columns(dataset: Dataset) -> np.ndarray:
@@ -60,8 +60,62 @@ def range_columns(dataset: Dataset) -> np.ndarray:
     return out
 
 
+#: characters escaped with a backslash inside a value-set label (docs/guide.md, "Labels")
+_SET_ESCAPES = str.maketrans({"\\": "\\\\", ",": "\\,", "{": "\\{", "}": "\\}"})
+
+
+def escape_set_value(key: str) -> str:
+    """A value as an element of a set label: ``\\``, ``,``, ``{`` and ``}`` get a backslash."""
+    return key.translate(_SET_ESCAPES)
+
+
+def split_set_label(label: str) -> list[str] | None:
+    """The (unescaped, stripped) elements of a set label ``{a,b\\,c}``; ``None`` when
+    ``label`` is no set label (does not start with ``{``). Raises :class:`HierarchyError`
+    for a malformed one (unclosed, an unescaped brace inside, text after the ``}``, empty).
+
+    The inverse of :func:`set_labels`; a loop over the characters of one distinct label.
+    """
+    lab = str(label).strip()
+    if not lab.startswith("{"):
+        return None
+    out: list[str] = []
+    cur: list[str] = []
+    i, n, closed = 1, len(lab), False
+    while i < n:
+        ch = lab[i]
+        if ch == "\\" and i + 1 < n:
+            cur.append(lab[i + 1])
+            i += 2
+            continue
+        if ch == "}":
+            closed = True
+            break
+        if ch == "{":
+            raise HierarchyError(f"Value set {lab!r}: an unescaped '{{' inside a set (write \\{{ in a value).")
+        if ch == ",":
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+        i += 1
+    if not closed or i != n - 1:
+        raise HierarchyError(f"Value set {lab!r} is malformed: a set is {{a,b,...}} with ',', '{{', '}}' and '\\' "
+                             "inside values escaped by a backslash.")
+    out.append("".join(cur).strip())
+    if out == [""]:
+        raise HierarchyError(f"Value set {lab!r} is empty; a published cell holds at least its record's value.")
+    return out
+
+
 def set_labels(leaves: list, member: np.ndarray) -> list[str]:
-    """Readable labels of value sets: ``{a,b}`` (leaf order), the value itself, or ``*``."""
+    """Readable labels of value sets: ``{a,b}`` (leaf order), the value itself, or ``*``.
+
+    Inside a set, ``\\``, ``,``, ``{`` and ``}`` of a value are escaped with a backslash
+    (:func:`escape_set_value`); a single value that starts with ``{`` is written as the
+    one-element set ``{...}`` so that it is not read as a set. :func:`split_set_label`
+    reads them back.
+    """
     member = np.asarray(member, dtype=bool)
     n, m = member.shape
     if n == 0:
@@ -75,10 +129,10 @@ def set_labels(leaves: list, member: np.ndarray) -> list[str]:
         vals = np.flatnonzero(member[r])
         if len(vals) == m and m > 1:
             labs.append(SUPPRESSED_LABEL)
-        elif len(vals) == 1:
+        elif len(vals) == 1 and not keys[int(vals[0])].startswith("{"):
             labs.append(keys[int(vals[0])])
         else:
-            labs.append("{" + ",".join(keys[int(v)] for v in vals) + "}")
+            labs.append("{" + ",".join(escape_set_value(keys[int(v)]) for v in vals) + "}")
     lab_arr = np.empty(len(uniq), dtype=object)
     lab_arr[np.searchsorted(uniq, ids[first])] = labs
     return lab_arr[np.searchsorted(uniq, ids)].tolist()
@@ -210,3 +264,41 @@ def _range_labels(h, lo: np.ndarray, hi: np.ndarray) -> list[str]:
     uniq, inv = np.unique(pairs, return_inverse=True)
     labs = np.asarray([h._range_label(int(p // h.size), int(p % h.size)) for p in uniq], dtype=object)
     return labs[inv.ravel()].tolist()
+
+
+def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                                                                             list[tuple[int, str]]]:
+    """Read distinct published labels of one freeform column back (inverse of
+    :meth:`FreeformRelease.to_pandas`).
+
+    Returns ``(lo, hi, member, bad)``: the exact leaf-rank hull per label, for a set column
+    (``is_range`` False) the ``(len(labels), h.size)`` membership matrix, and the labels
+    that could not be read as ``(index, reason)``. Range columns read ``*``, a value, or an
+    exact range ``[x-y]`` / ``[x..y]`` (any run of leaves, no hierarchy node needed); set
+    columns read ``*``, a value, or ``{a,b,...}`` (escaped as in :func:`set_labels`), and a
+    hierarchy label as the set of its leaves. A loop over distinct labels, not rows.
+    """
+    U = len(labels)
+    lo = np.zeros(U, dtype=np.int64)
+    hi = np.full(U, h.size - 1, dtype=np.int64)
+    member = None if is_range else np.zeros((U, h.size), dtype=bool)
+    bad: list[tuple[int, str]] = []
+    for u, lab in enumerate(labels):
+        try:
+            elems = None if is_range else split_set_label(lab)
+            if elems is None:
+                a, b = h.parse_label(lab, any_range=True)
+                lo[u], hi[u] = a, b
+                if member is not None:
+                    member[u, a:b + 1] = True
+                continue
+            ranks = h._index.get_indexer([h._key(e) for e in elems])
+            if (ranks < 0).any():
+                missing = [e for e, r in zip(elems, ranks) if r < 0]
+                raise HierarchyError(f"holds {missing[:5]}, not value(s) of {h.name!r}")
+            assert member is not None
+            member[u, ranks] = True
+            lo[u], hi[u] = int(ranks.min()), int(ranks.max())
+        except HierarchyError as e:
+            bad.append((u, f"cannot be read: {e}"))
+    return lo, hi, member, bad

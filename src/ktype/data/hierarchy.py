@@ -511,19 +511,26 @@ class Hierarchy:
             return f"[{x}-{y}]"
         return f"[{x}..{y}]"
 
-    def parse_label(self, label: str) -> tuple[int, int]:
+    def parse_label(self, label: str, *, any_range: bool = False) -> tuple[int, int]:
         """The leaf-rank interval ``(lo, hi)`` a published label stands for (inverse of
         :meth:`labels`); raises :class:`HierarchyError` for a label of no value or range.
 
         Grammar (docs/guide.md, "Labels"): ``*``; a hierarchy node's label (tree kind); a
         domain value; ``[lo..hi]``; ``[lo-hi]`` for non-negative numbers. A value that
-        itself looks like a range is read as the value.
+        itself looks like a range is read as the value. ``any_range=True`` (freeform
+        releases, which publish exact ranges whatever the hierarchy) reads a bracketed range
+        as the exact run of leaves between its two values, also on a tree where it is no
+        node (before node labels, which freeform releases never write).
         """
         lab = str(label).strip()
         cache = self.__dict__.get("_label_cache")
         if cache is None:
             cache = self._build_label_cache()
         hit = cache.get(lab)
+        if any_range and lab.startswith("[") and lab.endswith("]") and (hit is None or hit[0] != hit[1]):
+            exact = self._parse_range(lab, any_range=True)
+            if exact is not None:
+                return exact
         if hit is not None:
             if hit == (-1, -1):
                 raise HierarchyError(
@@ -531,17 +538,26 @@ class Hierarchy:
                 )
             return hit
         if lab.startswith("[") and lab.endswith("]"):
-            body = lab[1:-1]
-            splits = [(body[:i], body[i + 2:]) for i in range(len(body)) if body.startswith("..", i)]
-            if self.numeric:
-                splits += [(body[:i], body[i + 1:]) for i in range(1, len(body)) if body[i] == "-" and body[i - 1] != "-"
-                           and body[i - 1] not in "eE"]
-            for x, y in splits:
-                a = self._index.get_indexer([self._key(x.strip())])[0]
-                b = self._index.get_indexer([self._key(y.strip())])[0]
-                if a >= 0 and b >= 0 and a <= b and (not self.is_tree or self.node_of(np.array([a]), np.array([b]))[0] >= 0):
-                    return int(a), int(b)
+            found = self._parse_range(lab, any_range=any_range)
+            if found is not None:
+                return found
         raise HierarchyError(f"Published value {lab!r} is not a value, range or hierarchy label of {self.name!r}.")
+
+    def _parse_range(self, lab: str, *, any_range: bool) -> tuple[int, int] | None:
+        """``[x..y]`` / ``[x-y]`` (numbers) -> leaf ranks of ``x`` and ``y``; on a tree only a
+        node's interval unless ``any_range``."""
+        body = lab[1:-1]
+        splits = [(body[:i], body[i + 2:]) for i in range(len(body)) if body.startswith("..", i)]
+        if self.numeric:
+            splits += [(body[:i], body[i + 1:]) for i in range(1, len(body)) if body[i] == "-" and body[i - 1] != "-"
+                       and body[i - 1] not in "eE"]
+        for x, y in splits:
+            a = self._index.get_indexer([self._key(x.strip())])[0]
+            b = self._index.get_indexer([self._key(y.strip())])[0]
+            if a >= 0 and b >= 0 and a <= b and (any_range or not self.is_tree
+                                                 or self.node_of(np.array([a]), np.array([b]))[0] >= 0):
+                return int(a), int(b)
+        return None
 
     def _key(self, text: str):
         if self.numeric:

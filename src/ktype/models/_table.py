@@ -87,12 +87,12 @@ def model_scope(model: PrivacyModel, recoding: str) -> str:
 
     ``"class"``: per equivalence class of identical published rows; ``"matches"``: per
     original record over the consistency graph (local / freeform recodings, and the k-type
-    graph models always).
+    graph models and freeform k-anonymity always).
     """
     scope = getattr(model, "scope", None)
     if scope in ("class", "matches"):
         return scope
-    if isinstance(model, km._KTypeModel):
+    if isinstance(model, (km._KTypeModel, FreeformKAnonymity)):
         return "matches"
     if scope == "auto":
         return "matches" if recoding in ("local", "freeform") else "class"
