@@ -398,9 +398,26 @@ def _cluster_boxes(X, lab, nc, anc, nlo, nhi, tree):
 
 
 def cluster_boxes(problem: Problem, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per record, the closure of its cluster: ``(LO, HI)`` of shape (n, r)."""
-    labels = np.asarray(labels, dtype=np.int64)
+    """Per record, the closure of its cluster: ``(LO, HI)`` of shape (n, r).
+
+    ``labels`` holds one non-negative integer cluster id per record; ids need not be
+    contiguous (gaps are compacted first: an id with no record has no box). Anything else
+    raises :class:`~ktype.exceptions.InvalidParameterError` (the compiled kernel indexes by
+    label and must never see one out of range).
+    """
+    labels = np.asarray(labels)
+    if labels.shape != (problem.n,):
+        raise InvalidParameterError(f"cluster_boxes needs one cluster label per record, shape ({problem.n},); "
+                                    f"got shape {labels.shape}.")
+    if len(labels) and not np.issubdtype(labels.dtype, np.integer):
+        raise InvalidParameterError(f"Cluster labels must be integers; got dtype {labels.dtype}.")
+    labels = labels.astype(np.int64)
+    if len(labels) and labels.min() < 0:
+        raise InvalidParameterError(f"Cluster labels must be non-negative; got {int(labels.min())}.")
     nc = int(labels.max()) + 1 if len(labels) else 0
+    if nc > len(labels) or (nc and not np.bincount(labels, minlength=nc).all()):
+        labels = _compact(labels)  # gaps: empty clusters would have no box
+        nc = int(labels.max()) + 1
     lo, hi = _cluster_boxes(problem.X, labels, nc, problem.anc, problem.nlo, problem.nhi, problem.tree)
     return lo[labels], hi[labels]
 
