@@ -310,7 +310,8 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
         rows = np.flatnonzero(np.isin(g.box_type, orphan))
         findings.append(Finding("generalization", f"{len(rows)} published row(s) generalize no original record: some QI "
                                 "cell does not cover any record's value with equal sensitive/insensitive values (a "
-                                "narrowed cell, a changed value, or a row not from this original).",
+                                "narrowed cell, a changed or perturbed value - e.g. the 'mask' baseline, which is no "
+                                "generalization -, or a row not from this original).",
                                 rows=[int(i) for i in rows[:MAX_LISTED]]))
     homogeneous = bool((np.bincount(eo, minlength=g.n_orig_types) <= 1).all())
     if homogeneous:
@@ -441,6 +442,11 @@ def audit(
             if want is not None and want != hierarchy_fingerprint(h):
                 findings.append(Finding("metadata", f"The hierarchy given for {c!r} is not the one the release was made "
                                         "with (fingerprints differ); give the same hierarchy (-H)."))
+    if meta is not None and meta.get("perturbed"):
+        findings.append(Finding("perturbed", f"The release metadata says it perturbs published values (algorithm "
+                                f"{meta.get('algorithm')!r}): a perturbed release is not a generalization of its "
+                                "original, so no audit can establish that it is a release of this original; it is "
+                                "refused. Publish a generalization (e.g. hybrid, tailor, mondrian) instead."))
     facts: dict[str, Any] = {
         "metadata": meta is not None,
         "input_records": ds.n,

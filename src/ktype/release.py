@@ -27,6 +27,12 @@ METADATA_VERSION = 1
 PARQUET_KEY = b"ktype.release"
 SIDECAR_SUFFIX = ".ktype.json"
 
+PERTURBED_WARNING = (
+    "This release perturbs published values (some sensitive values differ from their records'): it is NOT a "
+    "generalization of the input, so `ktype check` cannot establish that it is a release of this original and "
+    "refuses it. Use a generalization algorithm (e.g. hybrid, tailor, mondrian) for a release that can be audited."
+)
+
 
 def sidecar_path(path: str | Path) -> Path:
     """The metadata sidecar of a CSV release: ``NAME.ktype.json`` beside ``NAME.csv``."""
@@ -316,6 +322,7 @@ class Release:
             "suppressed_rows_published": bool(include_suppressed and self.n_suppressed),
             "hierarchies": {c: {"kind": h.kind, "fingerprint": hierarchy_fingerprint(h)}
                             for c, h in zip(ds.quasi_identifiers, ds.hierarchies)},
+            "perturbed": self.perturbed,
             "algorithm": prov.get("algorithm"),
             "parameters": _jsonable(prov.get("parameters", {})),
             "randomness": prov.get("randomness"),
@@ -397,7 +404,19 @@ class Release:
         out = []
         if self.provenance.get("randomness") in (RANDOMNESS_CALLER_SEED, RANDOMNESS_CALLER_GENERATOR):
             out.append(REPRODUCIBLE_WARNING)
+        if self.perturbed:
+            out.append(PERTURBED_WARNING)
         return out
+
+    @property
+    def perturbed(self) -> bool:
+        """Whether some published sensitive value differs from its record's (``mask``): the
+        release is then no generalization of its input, and ``ktype check`` refuses it."""
+        if self.published_sensitive is None or self.source is None:
+            return False
+        ds = self.dataset
+        return any(bool((self.published_sensitive[c] != ds.sensitive_codes[c][self.source]).any())
+                   for c in self.published_sensitive)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary: sizes, provenance (never a seed), stored loss values, warnings."""

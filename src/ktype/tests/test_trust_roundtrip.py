@@ -298,3 +298,29 @@ def test_freeform_value_sets_are_matched_exactly_not_by_their_hull():
     rep = audit(ds, pub, FreeformKAnonymity(1), recoding="freeform")
     assert not rep.passed and [f.check for f in rep.findings] == ["generalization"]
     assert rep.findings[0].rows == [0, 1]
+
+
+# ------------------------------------------------------------------------------ mask
+def test_mask_is_rejected_as_not_a_generalization_and_says_so(tmp_path):
+    """``mask`` perturbs sensitive values (a non-transparent baseline): its release is no
+    generalization of the input. The summary warns, the metadata says ``perturbed``, and
+    the audit refuses it naming the reason, from the file and from the bare table."""
+    from ktype.release import PERTURBED_WARNING
+
+    info = get_algorithm("mask")
+    ds = fixture_dataset(n=24, seed=1)
+    rel = _call(info, ds, default_model(info.models[0]))
+    assert rel.provenance["altered_values"] > 0 and rel.perturbed
+    assert PERTURBED_WARNING in rel.summary()["warnings"] and "NOT a generalization" in PERTURBED_WARNING
+    path = rel.save(tmp_path / "mask.csv")
+    pub, meta = read_release(path)
+    assert meta["perturbed"] is True
+    rep = audit(ds, path)
+    assert not rep.passed and [f.check for f in rep.findings] == ["perturbed", "generalization"]
+    assert "not a generalization" in str(rep.findings[0]) and "'mask'" in str(rep.findings[0])
+    rep = audit(ds, pub, list(rel.models), recoding="multidimensional")  # no metadata: the rows are named
+    assert not rep.passed and [f.check for f in rep.findings] == ["generalization"]
+    assert "perturbed value" in str(rep.findings[0]) and "mask" in str(rep.findings[0])
+    # a generalization is never marked
+    rel2 = get_algorithm("mondrian").func(ds, default_model(get_algorithm("mondrian").models[0]))
+    assert not rel2.perturbed and rel2.metadata()["perturbed"] is False
