@@ -276,14 +276,41 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
     that could not be read as ``(index, reason)``. Range columns read ``*``, a value, or an
     exact range ``[x-y]`` / ``[x..y]`` (any run of leaves, no hierarchy node needed); set
     columns read ``*``, a value, or ``{a,b,...}`` (escaped as in :func:`set_labels`), and a
-    hierarchy label as the set of its leaves. A loop over distinct labels, not rows.
+    hierarchy label as the set of its leaves.
+
+    Set labels without a backslash (nearly all) are split and looked up all at once (pandas
+    string methods, one ``get_indexer`` over every element); the others, and the non-set
+    labels (few: values, ``*``, ranges), one by one.
     """
     U = len(labels)
     lo = np.zeros(U, dtype=np.int64)
     hi = np.full(U, h.size - 1, dtype=np.int64)
     member = None if is_range else np.zeros((U, h.size), dtype=bool)
     bad: list[tuple[int, str]] = []
-    for u, lab in enumerate(labels):
+    slow = np.ones(U, dtype=bool)
+    if member is not None and U:
+        ser = pd.Series(labels, dtype=object).astype(str).str.strip()
+        body = ser.str.slice(1, -1)
+        fast = (ser.str.startswith("{") & ser.str.endswith("}") & (ser.str.len() > 2)
+                & ~body.str.contains(r"[\\{}]", regex=True)).to_numpy(dtype=bool)
+        if fast.any():
+            idx = np.flatnonzero(fast)
+            parts = body[fast].str.split(",").explode()
+            owner = idx[np.repeat(np.arange(len(idx)), body[fast].str.count(",").to_numpy() + 1)]
+            elems = parts.str.strip()
+            keys = elems.map(h._key) if h.numeric else elems
+            ranks = h._index.get_indexer(pd.Index(keys.to_numpy()))
+            ok_lab = np.ones(U, dtype=bool)
+            ok_lab[owner[ranks < 0]] = False
+            good = ok_lab[owner]
+            member[owner[good], ranks[good]] = True
+            done = idx[ok_lab[idx]]
+            any_m = member[done]
+            lo[done] = np.argmax(any_m, axis=1)
+            hi[done] = h.size - 1 - np.argmax(any_m[:, ::-1], axis=1)
+            slow[done] = False  # labels with an unknown element take the slow path for their message
+    for u in np.flatnonzero(slow):  # loop over the few distinct labels not read above
+        lab = labels[u]
         try:
             elems = None if is_range else split_set_label(lab)
             if elems is None:
@@ -300,5 +327,5 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
             member[u, ranks] = True
             lo[u], hi[u] = int(ranks.min()), int(ranks.max())
         except HierarchyError as e:
-            bad.append((u, f"cannot be read: {e}"))
+            bad.append((int(u), f"cannot be read: {e}"))
     return lo, hi, member, bad
