@@ -24,7 +24,28 @@ def _score(X, j, tab, aorder, mins, best):
 
 @njit(cache=True)
 def expand_row(
-    X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed, sperm
+    X,
+    XT,
+    i,
+    k,
+    anc,
+    nlo,
+    nhi,
+    tree,
+    m,
+    measure,
+    pn,
+    ps,
+    mark,
+    picked,
+    lexorder,
+    lexpos,
+    window,
+    cand,
+    part,
+    acc,
+    seed,
+    sperm,
 ):
     """Algorithm 2 for one row: grow ``S_i = {i}`` greedily to k indices.
 
@@ -175,12 +196,286 @@ def expand_row(
     return lo, hi
 
 
+#: the bound of each search in :func:`expand_row_greedy` comes from a pool of the last
+#: POOL_SIZE records next (within POOL_WINDOW positions in the trie order) to a picked one
+POOL_WINDOW = 3
+POOL_SIZE = 24
+
+#: slack of the pruning bounds of :func:`_trie_search` (float rounding of the sums)
+PRUNE_MARGIN = 1e-9
+
+
+def trie_order(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The records as a trie for :func:`_trie_search`: ``(attrs, perm, nxt)``.
+
+    ``attrs`` orders the attributes by number of distinct values (fewest first, so the
+    top of the trie is narrow); ``perm`` sorts the records lexicographically by them
+    (ties by index); ``nxt[t, p]`` is the first position after p whose record differs
+    from ``perm[p]`` on one of ``attrs[: t + 1]`` (the end of p's node at depth t + 1).
+    """
+    n, r = X.shape
+    card = np.array([len(np.unique(X[:, a])) for a in range(r)], dtype=np.int64)
+    attrs = np.argsort(card, kind="stable").astype(np.int64)
+    perm = np.lexsort([np.arange(n)] + [X[:, a] for a in attrs[::-1]]).astype(np.int64)
+    Xs = X[perm][:, attrs]
+    nxt = np.empty((r, n), dtype=np.int64)
+    change = np.zeros(n, dtype=bool)  # change[p]: record p+1 differs from p on attrs[:t+1]
+    if n:
+        change[-1] = True
+    for t in range(r):  # loop over attributes
+        change[:-1] |= Xs[1:, t] != Xs[:-1, t]
+        ends = np.flatnonzero(change) + 1  # run ends
+        nxt[t] = ends[np.searchsorted(ends, np.arange(n), side="right")]
+    return attrs, perm, nxt
+
+
+@njit(cache=True)
+def _tab_row(a, lo, hi, tab, amin, expc, anc, nlo, nhi, tree, m, measure, pn, ps):
+    """Row a of :func:`~._core.plus_table` for the box (lo, hi), with its minimum (at most
+    0) and the negated expected cost ``-Σ_v tab[a, v] N(v)`` used to order the attributes."""
+    base = _fcost(a, lo[a], hi[a], m, measure, pn, ps)
+    mn = 0.0
+    e = 0.0
+    for v in range(m[a]):
+        if lo[a] <= v and v <= hi[a]:
+            t = 0.0
+        else:
+            l2, h2 = _close(a, min(lo[a], v), max(hi[a], v), anc, nlo, nhi, tree)
+            t = _fcost(a, l2, h2, m, measure, pn, ps) - base
+        tab[a, v] = t
+        if t < mn:
+            mn = t
+        e += t * (pn[a, v + 1] - pn[a, v])
+    amin[a] = mn
+    expc[a] = -e
+
+
+@njit(cache=True)
+def _inside(X, y, lo, hi):
+    for a in range(X.shape[1]):
+        v = X[y, a]
+        if v < lo[a] or v > hi[a]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _sum_score(X, y, tab, aorder):
+    """``Σ_a tab[a, x_a]`` summed in ``aorder`` (the float operations of :func:`_score`)."""
+    s = 0.0
+    for t in range(aorder.shape[0]):
+        a = aorder[t]
+        s += tab[a, X[y, a]]
+    return s
+
+
+@njit(cache=True)
+def _trie_search(X, tab, amin, aorder, lo, hi, mark, attrs, perm, nxt, best, outside, ins, stack_t, stack_s, stack_p):
+    """Branch-and-bound over the record trie for the box (lo, hi).
+
+    Returns ``(best, bj, nin)``: the least ``(score, index)`` over unmarked records outside
+    the box whose score is ``<= best`` on entry (``bj = n`` if none; with
+    ``outside=False`` outside records are not scored), and writes the unmarked records
+    inside the box (score 0) to ``ins[:nin]`` in ascending index order. A trie node is
+    cut when its partial sum plus the minima of the attributes below it exceeds
+    ``max(best, 0)`` (+ a 1e-9 margin): no record below can then beat ``best`` or score 0.
+    Scores of surviving records are recomputed in ``aorder`` so ties compare exactly as
+    in :func:`expand_row`.
+    """
+    n, r = X.shape
+    rest = np.zeros(r + 1)
+    for t in range(r - 1, -1, -1):
+        rest[t] = rest[t + 1] + amin[attrs[t]]
+    bj = n
+    nin = 0
+    stack_t[0] = 0
+    stack_s[0] = 0
+    stack_p[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        t = stack_t[sp]
+        p = stack_s[sp]
+        part = stack_p[sp]
+        bound = max(best, 0.0)
+        bound += PRUNE_MARGIN * (1.0 + abs(bound))
+        if t == r:
+            # a leaf: identical records perm[p : nxt[r-1, p]], ascending index
+            e = nxt[r - 1, p]
+            y0 = perm[p]
+            if _inside(X, y0, lo, hi):
+                for q in range(p, e):
+                    y = perm[q]
+                    if not mark[y]:
+                        ins[nin] = y
+                        nin += 1
+            elif outside:
+                for q in range(p, e):
+                    y = perm[q]
+                    if mark[y]:
+                        continue
+                    s = _sum_score(X, y, tab, aorder)
+                    if s < best or (s == best and y < bj):
+                        best = s
+                        bj = y
+                    break  # the others are the same record with a larger index
+            continue
+        a = attrs[t]
+        e = nxt[t - 1, p] if t > 0 else n
+        # children: runs of equal value of attribute a inside [p, e); pushed in reverse
+        # so the smallest values are expanded first
+        q = p
+        first = sp
+        while q < e:
+            v = X[perm[q], a]
+            cp = part + tab[a, v]
+            if cp + rest[t + 1] <= bound:
+                stack_t[sp] = t + 1
+                stack_s[sp] = q
+                stack_p[sp] = cp
+                sp += 1
+            q = nxt[t, q]
+        # reverse the pushed children (depth-first in value order)
+        i0 = first
+        i1 = sp - 1
+        while i0 < i1:
+            stack_t[i0], stack_t[i1] = stack_t[i1], stack_t[i0]
+            stack_s[i0], stack_s[i1] = stack_s[i1], stack_s[i0]
+            stack_p[i0], stack_p[i1] = stack_p[i1], stack_p[i0]
+            i0 += 1
+            i1 -= 1
+    ins[:nin].sort()
+    return best, bj, nin
+
+
+@njit(cache=True)
+def expand_row_greedy(
+    X,
+    i,
+    k,
+    anc,
+    nlo,
+    nhi,
+    tree,
+    m,
+    measure,
+    pn,
+    ps,
+    mark,
+    picked,
+    tpos,
+    attrs,
+    perm,
+    nxt,
+    window,
+    ins,
+    pool,
+    stack_t,
+    stack_s,
+    stack_p,
+):
+    """Algorithm 2 for one row by expansions: the same boxes as :func:`expand_row`.
+
+    Every step of Algorithm 2 adds the unpicked record of least ``(score, index)``, the
+    score being ``d(S ∪ {R_j}) - d(S) = Σ_a tab[a, x_ja]`` (per-attribute domain tables of
+    the current box, summed in the attribute order of :func:`expand_row`, so the floats are
+    the same). A record inside the box scores exactly 0 and leaves the box unchanged. So
+    the box only changes at an *expansion*, and between two expansions the steps just take
+    the records inside the box in index order, with no search:
+
+    * at box B, find the records inside B and the least-scoring record outside B (with
+      its index) by a branch-and-bound search of the record trie (:func:`_trie_search`),
+      started from the best score among a pool of candidates (the records next to ``R_i``
+      and to every record added so far in the trie order);
+    * take the inside records (lowest index first) while they are ahead of the outside
+      one in ``(score, index)`` order -- under LM always, as every outside score is > 0;
+      under EM an outside record can score below 0 and go first;
+    * if picks remain, take the outside record: the box grows, and only the table rows of
+      the attributes whose interval changed are recomputed.
+
+    This is the exact greedy with ties to the lowest index. :func:`expand_row` (the
+    previous implementation, kept as the reference) differs only in *which* zero-score
+    record it takes when several exist (it prefers its seeds and window); under LM those
+    are all inside the box, so the boxes are identical (tested); under EM they can differ
+    only when an outside record scores exactly the floor ``Σ_a min_v tab[a, v]`` as well.
+    ``picked`` receives the k indices (``picked[0] = i``); ``mark`` is left all False.
+    """
+    n, r = X.shape
+    M = anc.shape[1]
+    lo = X[i].copy()
+    hi = X[i].copy()
+    tab = np.zeros((r, M))
+    amin = np.zeros(r)
+    expc = np.zeros(r)
+    for a in range(r):
+        _tab_row(a, lo, hi, tab, amin, expc, anc, nlo, nhi, tree, m, measure, pn, ps)
+    mark[i] = True
+    picked[0] = i
+    npk = 1
+    cap = pool.shape[0]
+    npool = 0
+    p0 = tpos[i]
+    for d in range(-window, window + 1):
+        q = p0 + d
+        if d != 0 and q >= 0 and q < n:
+            pool[npool % cap] = perm[q]
+            npool += 1
+    while npk < k:
+        aorder = np.argsort(expc)
+        # ---- bound: the best outside record of the pool
+        tau = np.inf
+        for t in range(min(npool, cap)):
+            y = pool[t]
+            if mark[y] or _inside(X, y, lo, hi):
+                continue
+            s = _sum_score(X, y, tab, aorder)
+            if s < tau:
+                tau = s
+        best, bj, nin = _trie_search(
+            X, tab, amin, aorder, lo, hi, mark, attrs, perm, nxt, tau, True, ins, stack_t, stack_s, stack_p
+        )
+        # ---- inside records while they precede the outside record in (score, index)
+        t = 0
+        while npk < k and t < nin:
+            y = ins[t]
+            if bj < n and (best < 0.0 or (best == 0.0 and bj < y)):
+                break
+            mark[y] = True
+            picked[npk] = y
+            npk += 1
+            t += 1
+        if npk >= k:
+            break
+        # ---- expansion by the outside record
+        mark[bj] = True
+        picked[npk] = bj
+        npk += 1
+        p0 = tpos[bj]
+        for d in range(-window, window + 1):
+            q = p0 + d
+            if q >= 0 and q < n:
+                pool[npool % cap] = perm[q]
+                npool += 1
+        for a in range(r):
+            v = X[bj, a]
+            if v < lo[a] or v > hi[a]:
+                l2, h2 = _close(a, min(lo[a], v), max(hi[a], v), anc, nlo, nhi, tree)
+                lo[a] = l2
+                hi[a] = h2
+                _tab_row(a, lo, hi, tab, amin, expc, anc, nlo, nhi, tree, m, measure, pn, ps)
+    for t in range(k):
+        mark[picked[t]] = False
+    return lo, hi
+
+
 @njit(cache=True, parallel=True)
-def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos):
+def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, attrs, perm, nxt, reference=False):
     """Algorithm 2 for every row: (n, r) boxes and the (n, k) chosen index sets.
 
     Rows are independent, so they run in parallel chunks (numba ``prange``), each chunk
     with its own scratch arrays; the output does not depend on the number of threads.
+    Each row runs :func:`expand_row_greedy`, or with ``reference`` the previous
+    implementation :func:`expand_row` (same boxes; kept for the equivalence tests).
     """
     n, r = X.shape
     LO = np.empty((n, r), dtype=np.int32)
@@ -193,6 +488,10 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos):
     sperm = np.empty((r, n), dtype=np.int64)
     for a in range(r):
         sperm[a] = np.argsort(XT[a], kind="mergesort")
+    M = anc.shape[1]
+    tpos = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        tpos[perm[t]] = t
     nchunks = min(n, 64)
     for c in prange(nchunks):
         mark = np.zeros(n, dtype=np.bool_)
@@ -201,10 +500,63 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos):
         part = np.empty(n)
         acc = np.empty(n)
         seed = np.empty(2 * k + 2, dtype=np.int64)
+        pool = np.empty(POOL_SIZE, dtype=np.int64)
+        ins = np.empty(n, dtype=np.int64)
+        stack_t = np.empty(r * (M + 1) + 1, dtype=np.int64)
+        stack_s = np.empty(r * (M + 1) + 1, dtype=np.int64)
+        stack_p = np.empty(r * (M + 1) + 1)
         for i in range(c * n // nchunks, (c + 1) * n // nchunks):
-            lo, hi = expand_row(
-                X, XT, i, k, anc, nlo, nhi, tree, m, measure, pn, ps, mark, picked, lexorder, lexpos, window, cand, part, acc, seed, sperm
-            )
+            if reference:
+                lo, hi = expand_row(
+                    X,
+                    XT,
+                    i,
+                    k,
+                    anc,
+                    nlo,
+                    nhi,
+                    tree,
+                    m,
+                    measure,
+                    pn,
+                    ps,
+                    mark,
+                    picked,
+                    lexorder,
+                    lexpos,
+                    window,
+                    cand,
+                    part,
+                    acc,
+                    seed,
+                    sperm,
+                )
+            else:
+                lo, hi = expand_row_greedy(
+                    X,
+                    i,
+                    k,
+                    anc,
+                    nlo,
+                    nhi,
+                    tree,
+                    m,
+                    measure,
+                    pn,
+                    ps,
+                    mark,
+                    picked,
+                    tpos,
+                    attrs,
+                    perm,
+                    nxt,
+                    POOL_WINDOW,
+                    ins,
+                    pool,
+                    stack_t,
+                    stack_s,
+                    stack_p,
+                )
             LO[i] = lo
             HI[i] = hi
             S[i] = picked
