@@ -97,3 +97,35 @@ except ImportError:  # pragma: no cover - experiments folder absent
 def test_alg2_equals_reference_on_adult_samples(n, k, seed, measure):
     p = Problem.from_dataset(adult(n=n, seed=seed), measure)
     assert_same_as_reference(p, k)
+
+
+def assert_same_knn(p: Problem, q: int) -> None:
+    from ktype.algorithms.local._kernels import pair_knn, pair_knn_trie, trie_order
+
+    idx, w = pair_knn_trie(p.X, q, *p.args, *trie_order(p.X))
+    idx_r, w_r = pair_knn(p.X, q, *p.args)
+    assert (idx == idx_r).all() and (w == w_r).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 40),
+    r=st.integers(1, 4),
+    m=st.integers(3, 9),
+    measure=st.sampled_from(["loss_metric", "entropy"]),
+    data=st.data(),
+)
+def test_pair_knn_trie_equals_scan_on_random_tables(seed, n, r, m, measure, data):
+    q = data.draw(st.integers(1, n - 1)) if n > 1 else 1
+    ds = tie_heavy_dataset(seed, n, r, m) if seed % 2 else random_dataset(seed, n=n, r=r, m=max(m, 5))
+    if n > 1:
+        assert_same_knn(Problem.from_dataset(ds, measure), q)
+
+
+@pytest.mark.skipif(not (DATA / "adult_uci").exists(), reason="needs the shared Adult data")
+@pytest.mark.parametrize("measure", ["loss_metric", "entropy"])
+def test_pair_knn_trie_equals_scan_on_adult_sample(measure):
+    p = Problem.from_dataset(adult(n=1500, seed=3), measure)
+    for q in (1, 18, 98):
+        assert_same_knn(p, q)

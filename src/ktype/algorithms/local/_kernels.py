@@ -786,6 +786,88 @@ def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
     return idx, w
 
 
+@njit(cache=True, parallel=True)
+def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):
+    """:func:`pair_knn` by branch-and-bound over the record trie (:func:`trie_order`).
+
+    Same output (the q least ``(d({R_i, R_j}), j)``, scores summed over the attributes in
+    column order as :func:`pair_knn` does), but a trie node is cut as soon as its partial
+    sum exceeds the current q-th best score (every term is >= 0: the box of one record
+    costs 0), so far fewer than n records are scored per row.
+    """
+    n, r = X.shape
+    M = anc.shape[1]
+    idx = np.empty((n, q), dtype=np.int64)
+    w = np.empty((n, q))
+    nchunks = min(n, 64)
+    for c in prange(nchunks):
+        stack_t = np.empty(r * (M + 1) + 1, dtype=np.int64)
+        stack_s = np.empty(r * (M + 1) + 1, dtype=np.int64)
+        stack_p = np.empty(r * (M + 1) + 1)
+        for i in range(c * n // nchunks, (c + 1) * n // nchunks):
+            lo = X[i].copy()
+            hi = X[i].copy()
+            tab = plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps)
+            bw = np.full(q, np.inf)
+            bj = np.full(q, n, dtype=np.int64)
+            stack_t[0] = 0
+            stack_s[0] = 0
+            stack_p[0] = 0.0
+            sp = 1
+            while sp > 0:
+                sp -= 1
+                t = stack_t[sp]
+                p = stack_s[sp]
+                part = stack_p[sp]
+                worst = bw[q - 1]
+                bound = worst + PRUNE_MARGIN * (1.0 + abs(worst))
+                if part > bound:
+                    continue  # the bound tightened since the push
+                if t == r:
+                    for u in range(p, nxt[r - 1, p]):
+                        j = perm[u]
+                        if j == i:
+                            continue
+                        s = 0.0
+                        for a in range(r):
+                            s += tab[a, X[j, a]]
+                        worst = bw[q - 1]
+                        if s > worst or (s == worst and j > bj[q - 1]):
+                            continue
+                        z = q - 1
+                        while z > 0 and (bw[z - 1] > s or (bw[z - 1] == s and bj[z - 1] > j)):
+                            bw[z] = bw[z - 1]
+                            bj[z] = bj[z - 1]
+                            z -= 1
+                        bw[z] = s
+                        bj[z] = j
+                    continue
+                a = attrs[t]
+                e = nxt[t - 1, p] if t > 0 else n
+                u = p
+                first = sp
+                while u < e:
+                    cp = part + tab[a, X[perm[u], a]]
+                    if cp <= bound:
+                        stack_t[sp] = t + 1
+                        stack_s[sp] = u
+                        stack_p[sp] = cp
+                        sp += 1
+                    u = nxt[t, u]
+                i0 = first
+                i1 = sp - 1
+                while i0 < i1:
+                    stack_t[i0], stack_t[i1] = stack_t[i1], stack_t[i0]
+                    stack_s[i0], stack_s[i1] = stack_s[i1], stack_s[i0]
+                    stack_p[i0], stack_p[i1] = stack_p[i1], stack_p[i0]
+                    i0 += 1
+                    i1 -= 1
+            for t in range(q):
+                idx[i, t] = bj[t]
+                w[i, t] = bw[t] / r
+    return idx, w
+
+
 @njit(cache=True)
 def closures_of_sets(X, S, anc, nlo, nhi, tree):
     """Closure box of each index set (rows of S; entries < 0 are ignored)."""
