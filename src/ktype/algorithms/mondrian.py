@@ -5,8 +5,9 @@ Survey: Ciriani et al., "k-Anonymity", §6.1 (and spec notes §6.1 [S] for the p
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .._grouping import lexsort_rows
 from .._validation import Options
@@ -22,6 +23,8 @@ __all__ = ["mondrian"]
 # diversity predicate codes used inside the compiled core
 _DIV_NONE, _DIV_DISTINCT, _DIV_ENTROPY, _DIV_RECURSIVE, _DIV_FREQUENCY = 0, 1, 2, 3, 4
 _T_NONE, _T_EQUAL, _T_ORDERED = 0, 1, 2
+#: below this many rows the compiled core runs on one thread (threads cost more than they save)
+_PARALLEL_MIN_ROWS = 200_000
 
 
 def _supported_models() -> tuple[type, ...]:
@@ -143,7 +146,7 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     q = np.bincount(s, minlength=n_s) / n
     cond = (div_kind, div_l, div_c, t_kind, t_val, q)
     tables = _hierarchy_tables(dataset)
-    X = np.ascontiguousarray(dataset.X, dtype=np.int64)
+    X = np.ascontiguousarray(dataset.X, dtype=np.int32)
     needs_canon = mode == "relaxed" and not all(h.is_tree for h in dataset.hierarchies)
     canon = _canonical_rank(X, s) if needs_canon else np.zeros(1, dtype=np.int64)
     whole = np.bincount(s, minlength=n_s).astype(np.int64)
@@ -152,19 +155,39 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
             f"The whole table ({n} rows) does not satisfy {[str(m) for m in models]}; no partition can. "
             "Lower l (or p), or check the sensitive column's distribution."
         )
-    idx, starts = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond, *tables)
-    starts = np.sort(starts)
-    # per partition: tight ranks, then the allowed closure (LCA for hierarchies)
-    lo, hi = _partition_boxes(X, idx, starts, *tables)
-    part = np.empty(n, dtype=np.int64)
-    part[idx] = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
+    threads = numba.get_num_threads()
+    numba.set_num_threads(threads if n >= _PARALLEL_MIN_ROWS else 1)  # small tables: no thread start-up
+    try:
+        label, rows, box_lo, box_hi, start = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond,
+                                                            sens is not None, needs_canon, *tables)
+    finally:
+        numba.set_num_threads(threads)
+    # number the parts by their final row position (children in child order inside their
+    # parent's range): distinct parts may publish the same box, and this numbering then
+    # orders their rows in the release (Release.build's ``classes`` hint)
+    by_pos = np.argsort(start)
+    start = start[by_pos]
+    box_lo = box_lo[by_pos]
+    box_hi = box_hi[by_pos]
+    size = np.diff(np.append(start, n))
+    # hand the rows over class by class in the release's canonical class order (box, then
+    # part number), each class's rows in input order: the canonical sort in Release.build
+    # then finds them in order (same release, without random gathers of 10^7 rows)
+    cols = [np.zeros(len(start), dtype=np.int8)]
+    for j in range(X.shape[1]):
+        cols += [box_lo[:, j], box_hi[:, j]]
+    corder = lexsort_rows(cols)
+    csize = size[corder]
+    offset = np.repeat(start[corder] - (np.cumsum(csize) - csize), csize)
+    source = rows[offset + np.arange(n)]
     return Release.build(
         dataset,
-        lo,
-        hi,
+        np.repeat(box_lo[corder], csize, axis=0),
+        np.repeat(box_hi[corder], csize, axis=0),
+        source=source,
         recoding="multidimensional",
-        provenance={"partitions": int(len(starts)), "mode": mode},
-        classes=part,
+        provenance={"partitions": int(len(start)), "mode": mode},
+        classes=np.repeat(corder, csize),
     )
 
 
@@ -362,99 +385,200 @@ def _lca(lo: int, hi: int, d: int, anc_flat, anc_off, anc_w, nhi_flat, node_off)
 
 
 @njit(cache=True)
-def _mondrian_core(X, s, n_s, canon, k, strict, cond,
+def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,
                    is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
                    cptr_flat, cptr_off, ch_flat, ch_off):
+    """Partition the rows level by level; return each row's partition and the partitions' boxes.
+
+    The parts of one depth are independent, so each depth is two parallel passes over its
+    parts (``prange``): :func:`_decide` chooses every part's split, :func:`_apply` publishes
+    the parts that are not split and scatters the rows of the others. Rows live column by
+    column in the order of their part (each part a contiguous run of every column), so every
+    pass reads and writes sequentially; a split scatters its rows into the other buffer
+    (stable, child by child) and the buffers swap. ``move_s`` / ``move_canon``: whether the
+    sensitive codes / canonical ranks are read at all (when not, the untouched all-zero /
+    unused arrays are read at any position).
+    """
     n, r = X.shape
+    cur = np.empty((r, n), dtype=np.int32)  # column-major working copies, double-buffered
+    nxt = np.empty((r, n), dtype=np.int32)
+    _transpose(X, cur)
     idx = np.arange(n)
-    buf = np.empty(n, dtype=np.int64)
-    part = np.empty(n, dtype=np.int64)
-    # pending parts and finished part starts: disjoint non-empty row ranges, at most n of each
-    # (arrays, not lists of tuples: far less numba compile time on a cold start)
-    starts = np.empty(n + 1, dtype=np.int64)
-    n_starts = 0
-    stack = np.empty((n + 1, 2), dtype=np.int64)
-    stack[0, 0] = 0
-    stack[0, 1] = n
-    n_stack = 1
-    mn = np.empty(r, dtype=np.int64)
-    mx = np.empty(r, dtype=np.int64)
-    width = np.empty(r, dtype=np.float64)
-    while n_stack > 0:
-        n_stack -= 1
-        a = stack[n_stack, 0]
-        b = stack[n_stack, 1]
-        size = b - a
-        if size < 2 * k:
-            starts[n_starts] = a
-            n_starts += 1
-            continue
-        # tight ranges
-        for d in range(r):
-            mn[d] = X[idx[a], d]
-            mx[d] = mn[d]
-        for p in range(a, b):
-            i = idx[p]
-            for d in range(r):
-                v = X[i, d]
-                if v < mn[d]:
-                    mn[d] = v
-                elif v > mx[d]:
-                    mx[d] = v
-        for d in range(r):
-            if is_tree[d]:
-                node = _lca(mn[d], mx[d], d, anc_flat, anc_off, anc_w, nhi_flat, node_off)
-                span = nhi_flat[node_off[d] + node] - nlo_flat[node_off[d] + node]
+    idx2 = np.empty(n, dtype=np.int64)
+    sv = s.copy() if move_s else s
+    sv2 = np.empty(n if move_s else 1, dtype=np.int64)
+    cv = canon.copy() if move_canon else canon
+    cv2 = np.empty(n if move_canon else 1, dtype=np.int64)
+    part = np.empty(n, dtype=np.int64)  # child id of each row; then the children's starts
+    label = np.empty(n, dtype=np.int64)
+    rows = np.empty(n, dtype=np.int64)  # input rows by final position: part by part, increasing inside
+    cap = n // max(k, 1) + 1  # every published part has >= k rows
+    box_lo = np.empty((cap, r), dtype=np.int32)
+    box_hi = np.empty((cap, r), dtype=np.int32)
+    start = np.empty(cap, dtype=np.int64)  # first row position of each published part
+    n_final = 0
+    seg = np.empty((1, 2), dtype=np.int64)
+    seg[0, 0] = 0
+    seg[0, 1] = n
+    while seg.shape[0] > 0:
+        m = seg.shape[0]
+        nparts, mn, mx = _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, anc_off, anc_w,
+                                 nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off, part)
+        # published parts get consecutive ids (in part order: the numbering is free)
+        fid = np.empty(m, dtype=np.int64)
+        n_child = 0
+        for t in range(m):
+            if nparts[t] == 0:
+                fid[t] = n_final
+                start[n_final] = seg[t, 0]
+                n_final += 1
             else:
-                span = mx[d] - mn[d]
-            width[d] = span / max(sizes[d] - 1, 1)
-        order = _order_desc(width)
-        done = False
-        for oi in range(r):
-            d = order[oi]
-            if width[d] <= 0.0:
-                break
-            nparts = _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond,
-                                   is_tree[d], mn[d], mx[d], anc_flat, anc_off, anc_w, nlo_flat, nhi_flat,
-                                   node_off, cptr_flat, cptr_off, ch_flat, ch_off, part)
-            if nparts >= 2:
-                # stable counting sort of idx[a:b] by part id
-                cnt = np.zeros(nparts + 1, dtype=np.int64)
+                n_child += nparts[t]
+        _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, label, rows,
+               box_lo, box_hi, is_tree, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off)
+        # the next depth's parts: part[a + c] holds the start of child c of the part at a
+        nseg = np.empty((n_child, 2), dtype=np.int64)
+        j = 0
+        for t in range(m):
+            q = nparts[t]
+            for c in range(q):
+                nseg[j, 0] = part[seg[t, 0] + c]
+                nseg[j, 1] = part[seg[t, 0] + c + 1] if c + 1 < q else seg[t, 1]
+                j += 1
+        seg = nseg
+        cur, nxt = nxt, cur
+        idx, idx2 = idx2, idx
+        if move_s:
+            sv, sv2 = sv2, sv
+        if move_canon:
+            cv, cv2 = cv2, cv
+    return label, rows, box_lo[:n_final], box_hi[:n_final], start[:n_final]
+
+
+@njit(cache=True, parallel=True)
+def _transpose(X, out):
+    n, r = X.shape
+    for i in prange(n):
+        for d in range(r):
+            out[d, i] = X[i, d]
+
+
+@njit(cache=True, parallel=True)
+def _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, anc_off, anc_w,
+            nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off, part):
+    """Per part ``seg[t]``: tight ranges ``mn/mx[t]`` and the number of children (0 = publish);
+    child ids of a split part's rows in ``part``."""
+    m = seg.shape[0]
+    r = cur.shape[0]
+    nparts = np.zeros(m, dtype=np.int64)
+    mn = np.empty((m, r), dtype=np.int64)
+    mx = np.empty((m, r), dtype=np.int64)
+    for t in prange(m):
+        a = seg[t, 0]
+        b = seg[t, 1]
+        for d in range(r):
+            col = cur[d]
+            lo = col[a]
+            hi = lo
+            for p in range(a + 1, b):
+                v = col[p]
+                if v < lo:
+                    lo = v
+                elif v > hi:
+                    hi = v
+            mn[t, d] = lo
+            mx[t, d] = hi
+        if b - a >= 2 * k:
+            width = np.empty(r, dtype=np.float64)
+            for d in range(r):
+                if is_tree[d]:
+                    node = _lca(mn[t, d], mx[t, d], d, anc_flat, anc_off, anc_w, nhi_flat, node_off)
+                    span = nhi_flat[node_off[d] + node] - nlo_flat[node_off[d] + node]
+                else:
+                    span = mx[t, d] - mn[t, d]
+                width[d] = span / max(sizes[d] - 1, 1)
+            order = _order_desc(width)
+            for oi in range(r):
+                d = order[oi]
+                if width[d] <= 0.0:
+                    break
+                got = _choose_split(cur[d], sv, n_s, cv, a, b, k, strict, cond, is_tree[d], d, mn[t, d], mx[t, d],
+                                    anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
+                                    cptr_flat, cptr_off, ch_flat, ch_off, part)
+                if got >= 2:
+                    nparts[t] = got
+                    break
+    return nparts, mn, mx
+
+
+@njit(cache=True, parallel=True)
+def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, label, rows,
+           box_lo, box_hi, is_tree, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off):
+    """Publish the parts that are not split (row labels, rows in ``rows`` at their final
+    positions, box); scatter the rows of the others
+    into ``nxt`` / ``idx2`` / ``sv2`` / ``cv2`` child by child; leave in ``part[a + c]`` the start
+    of child ``c`` of the part starting at ``a``."""
+    m = seg.shape[0]
+    r = cur.shape[0]
+    for t in prange(m):
+        a = seg[t, 0]
+        b = seg[t, 1]
+        q = nparts[t]
+        if q == 0:
+            f = fid[t]
+            for d in range(r):
+                lo = mn[t, d]
+                hi = mx[t, d]
+                if is_tree[d]:
+                    node = _lca(lo, hi, d, anc_flat, anc_off, anc_w, nhi_flat, node_off)
+                    lo = nlo_flat[node_off[d] + node]
+                    hi = nhi_flat[node_off[d] + node]
+                box_lo[f, d] = lo
+                box_hi[f, d] = hi
+            for p in range(a, b):
+                label[idx[p]] = f
+                rows[p] = idx[p]
+        else:
+            # stable counting sort of the rows by child id
+            pos = np.zeros(q + 1, dtype=np.int64)
+            for p in range(a, b):
+                pos[part[p] + 1] += 1
+            for c in range(q):
+                pos[c + 1] += pos[c]
+            for p in range(a, b):
+                c = part[p]
+                dst = a + pos[c]
+                pos[c] += 1
+                idx2[dst] = idx[p]
+                if move_s:
+                    sv2[dst] = sv[p]
+                if move_canon:
+                    cv2[dst] = cv[p]
+                part[p] = dst  # the row's new place, for the columns below
+            for d in range(r):
+                src = cur[d]
+                out = nxt[d]
                 for p in range(a, b):
-                    cnt[part[p] + 1] += 1
-                for q in range(nparts):
-                    cnt[q + 1] += cnt[q]
-                pos = cnt.copy()
-                for p in range(a, b):
-                    q = part[p]
-                    buf[a + pos[q]] = idx[p]
-                    pos[q] += 1
-                for p in range(a, b):
-                    idx[p] = buf[p]
-                for q in range(nparts):
-                    if cnt[q + 1] > cnt[q]:
-                        stack[n_stack, 0] = a + cnt[q]
-                        stack[n_stack, 1] = a + cnt[q + 1]
-                        n_stack += 1
-                done = True
-                break
-        if not done:
-            starts[n_starts] = a
-            n_starts += 1
-    return idx, starts[:n_starts]  # sorted by the caller (numpy, no compile)
+                    out[part[p]] = src[p]
+            # children's starts: pos[c] is now the end of child c
+            part[a] = a
+            for c in range(1, q):
+                part[a + c] = a + pos[c - 1]
 
 
 @njit(cache=True)
-def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
+def _choose_split(xd, sv, n_s, cv, a, b, k, strict, cond, tree, d, lo, hi,
                   anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off,
                   part):
-    """Assign part ids in ``part[a:b]``; return the number of parts (0 = not allowed)."""
+    """Split rows ``a:b`` (values ``xd``, sensitive codes ``sv``, canonical ranks ``cv``, all in
+    row position order) on attribute ``d``: write child ids to ``part[a:b]`` and return the
+    number of children (0 = no allowed split)."""
     size = b - a
     span = hi - lo + 1
     # histogram of values on dimension d
     cnt = np.zeros(span, dtype=np.int64)
     for p in range(a, b):
-        cnt[X[idx[p], d] - lo] += 1
+        cnt[xd[p] - lo] += 1
     if tree:
         node = _lca(lo, hi, d, anc_flat, anc_off, anc_w, nhi_flat, node_off)
         base = cptr_off[d]
@@ -476,11 +600,14 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
             ok = True
             hist = np.zeros((nch, n_s), dtype=np.int64)
             csize = np.zeros(nch, dtype=np.int64)
-            for p in range(a, b):
-                i = idx[p]
-                c = child_of[X[i, d] - lo]
-                csize[c] += 1
-                hist[c, s[i]] += 1
+            for v in range(span):
+                csize[child_of[v]] += cnt[v]
+            if n_s > 1:
+                for p in range(a, b):
+                    hist[child_of[xd[p] - lo], sv[p]] += 1
+            else:
+                for c in range(nch):
+                    hist[c, 0] = csize[c]
             # relabel non-empty children densely
             dense = np.full(nch, -1, dtype=np.int64)
             nd = 0
@@ -492,7 +619,7 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
                     nd += 1
             if ok and nd >= 2:
                 for p in range(a, b):
-                    part[p] = dense[child_of[X[idx[p], d] - lo]]
+                    part[p] = dense[child_of[xd[p] - lo]]
                 return nd
             # binary grouping of children at the median (contiguous runs)
             cum = 0
@@ -507,8 +634,7 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
                         best_c = c
             if best_c < 0:
                 return 0
-            cut = bounds[best_c]
-            return _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, cond, part)
+            return _binary_by_value(xd, sv, n_s, a, b, bounds[best_c], k, cond, part)
         return 0
     # ordered attribute: median split
     half = size // 2
@@ -532,8 +658,7 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
         for cand in (first, second):
             nl = left_med if cand == med else left_prev
             if nl >= k and size - nl >= k:
-                nparts = _binary_by_value(X, s, n_s, idx, a, b, d, cand + lo, k, cond, part)
-                if nparts == 2:
+                if _binary_by_value(xd, sv, n_s, a, b, cand + lo, k, cond, part) == 2:
                     return 2
         return 0
     # relaxed: exactly half the records go left; ties at the median by canonical order
@@ -545,78 +670,38 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
     ties = np.empty(cnt[med], dtype=np.int64)
     t = 0
     for p in range(a, b):
-        i = idx[p]
-        if X[i, d] == medval:
-            ties[t] = canon[i]
+        if xd[p] == medval:
+            ties[t] = cv[p]
             t += 1
     thresh = _kth_smallest(ties, need - 1) if need > 0 else -1
     hl = np.zeros(n_s, dtype=np.int64)
     hr = np.zeros(n_s, dtype=np.int64)
     for p in range(a, b):
-        i = idx[p]
-        v = X[i, d]
-        left = v < medval or (v == medval and canon[i] <= thresh)
-        part[p] = 0 if left else 1
-        if left:
-            hl[s[i]] += 1
+        v = xd[p]
+        if v < medval or (v == medval and cv[p] <= thresh):
+            part[p] = 0
+            hl[sv[p]] += 1
         else:
-            hr[s[i]] += 1
+            part[p] = 1
+            hr[sv[p]] += 1
     if _allowed(hl, half, k, cond) and _allowed(hr, size - half, k, cond):
         return 2
     return 0
 
 
 @njit(cache=True)
-def _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, cond, part):
+def _binary_by_value(xd, sv, n_s, a, b, cut, k, cond, part):
     hl = np.zeros(n_s, dtype=np.int64)
     hr = np.zeros(n_s, dtype=np.int64)
     nl = 0
     for p in range(a, b):
-        i = idx[p]
-        if X[i, d] <= cut:
+        if xd[p] <= cut:
             part[p] = 0
-            hl[s[i]] += 1
+            hl[sv[p]] += 1
             nl += 1
         else:
             part[p] = 1
-            hr[s[i]] += 1
+            hr[sv[p]] += 1
     if _allowed(hl, nl, k, cond) and _allowed(hr, b - a - nl, k, cond):
         return 2
     return 0
-
-
-@njit(cache=True)
-def _partition_boxes(X, idx, starts, is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
-                     cptr_flat, cptr_off, ch_flat, ch_off):
-    """Publish, for every row, its partition's tightest allowed box."""
-    n, r = X.shape
-    lo = np.empty((n, r), dtype=np.int32)
-    hi = np.empty((n, r), dtype=np.int32)
-    mn = np.empty(r, dtype=np.int64)
-    mx = np.empty(r, dtype=np.int64)
-    np_ = len(starts)
-    for q in range(np_):
-        a = starts[q]
-        b = starts[q + 1] if q + 1 < np_ else n
-        for d in range(r):
-            mn[d] = X[idx[a], d]
-            mx[d] = mn[d]
-        for p in range(a + 1, b):
-            i = idx[p]
-            for d in range(r):
-                v = X[i, d]
-                if v < mn[d]:
-                    mn[d] = v
-                elif v > mx[d]:
-                    mx[d] = v
-        for d in range(r):
-            if is_tree[d]:
-                node = _lca(mn[d], mx[d], d, anc_flat, anc_off, anc_w, nhi_flat, node_off)
-                mn[d] = nlo_flat[node_off[d] + node]
-                mx[d] = nhi_flat[node_off[d] + node]
-        for p in range(a, b):
-            i = idx[p]
-            for d in range(r):
-                lo[i, d] = mn[d]
-                hi[i, d] = mx[d]
-    return lo, hi
