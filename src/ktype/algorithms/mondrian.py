@@ -16,6 +16,7 @@ from ..exceptions import InfeasibleError, UnsupportedModelError
 from ..models._base import PrivacyModel
 from ..models.kanonymity import KAnonymity
 from ..release import Release
+from ._mondrian_numpy import partition_numpy
 from ._registry import register
 
 __all__ = ["mondrian"]
@@ -25,6 +26,8 @@ _DIV_NONE, _DIV_DISTINCT, _DIV_ENTROPY, _DIV_RECURSIVE, _DIV_FREQUENCY = 0, 1, 2
 _T_NONE, _T_EQUAL, _T_ORDERED = 0, 1, 2
 #: below this many rows the compiled core runs on one thread (threads cost more than they save)
 _PARALLEL_MIN_ROWS = 200_000
+#: k-anonymity alone on at most this many rows runs the numpy partitioner (no compilation)
+_NUMPY_MAX_ROWS = 200_000
 
 
 def _supported_models() -> tuple[type, ...]:
@@ -145,7 +148,6 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
         n_s = 1
     q = np.bincount(s, minlength=n_s) / n
     cond = (div_kind, div_l, div_c, t_kind, t_val, q)
-    tables = _hierarchy_tables(dataset)
     X = np.ascontiguousarray(dataset.X, dtype=np.int32)
     needs_canon = mode == "relaxed" and not all(h.is_tree for h in dataset.hierarchies)
     canon = _canonical_rank(X, s) if needs_canon else np.zeros(1, dtype=np.int64)
@@ -155,13 +157,18 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
             f"The whole table ({n} rows) does not satisfy {[str(m) for m in models]}; no partition can. "
             "Lower l (or p), or check the sensitive column's distribution."
         )
-    threads = numba.get_num_threads()
-    numba.set_num_threads(threads if n >= _PARALLEL_MIN_ROWS else 1)  # small tables: no thread start-up
-    try:
-        label, rows, box_lo, box_hi, start = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond,
+    if sens is None and n <= _NUMPY_MAX_ROWS:
+        # k-anonymity alone on a small table: numpy, nothing to compile (cold start)
+        rows, start, box_lo, box_hi = partition_numpy(dataset, k, mode == "strict", canon)
+    else:
+        tables = _hierarchy_tables(dataset)
+        threads = numba.get_num_threads()
+        numba.set_num_threads(threads if n >= _PARALLEL_MIN_ROWS else 1)  # small tables: no thread start-up
+        try:
+            _, rows, box_lo, box_hi, start = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond,
                                                             sens is not None, needs_canon, *tables)
-    finally:
-        numba.set_num_threads(threads)
+        finally:
+            numba.set_num_threads(threads)
     # number the parts by their final row position (children in child order inside their
     # parent's range): distinct parts may publish the same box, and this numbering then
     # orders their rows in the release (Release.build's ``classes`` hint)

@@ -1,6 +1,8 @@
-"""The parallel, level-by-level Mondrian publishes exactly the release of the sequential
-implementation it replaced (a frozen copy: ``_mondrian_reference.py``): same partitions,
-same boxes, same rows in the same canonical order."""
+"""Both Mondrian partitioners — the parallel, level-by-level compiled core and the numpy one
+that small k-anonymity jobs use (no compilation on a cold start) — publish exactly the
+release of the sequential implementation they replaced (a frozen copy:
+``_mondrian_reference.py``): same partitions, same boxes, same rows in the same canonical
+order."""
 
 import numpy as np
 import pandas as pd
@@ -24,9 +26,14 @@ def _threads_even_on_small_tables(monkeypatch):
     monkeypatch.setattr(mondrian_module, "_PARALLEL_MIN_ROWS", 0)
 
 
-def _assert_same_release(ds, models, mode):
+def _assert_same_release(ds, models, mode, path="compiled"):
+    """``path``: "compiled" forces the numba core, "numpy" lets k-anonymity jobs of any size
+    take the numpy partitioner (jobs with a sensitive condition always run compiled)."""
     models = tuple(models) if isinstance(models, (list, tuple)) else (models,)
-    new = run("mondrian", ds, models, mode=mode)
+    limit = 0 if path == "compiled" else 10**12
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mondrian_module, "_NUMPY_MAX_ROWS", limit)
+        new = run("mondrian", ds, models, mode=mode)
     ref = reference_mondrian(ds, models, mode=mode)
     assert new.provenance["partitions"] == ref.provenance["partitions"]
     np.testing.assert_array_equal(new.source, ref.source)
@@ -52,10 +59,11 @@ def tables(draw):
                    hierarchies=hier)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.integers(1, 6), st.sampled_from(["strict", "relaxed"]),
-       st.sampled_from([None, "distinct", "entropy", "recursive", "t-equal", "t-ordered"]))
-def test_same_release_as_the_sequential_implementation_on_random_tables(ds, k, mode, extra):
+       st.sampled_from([None, None, "distinct", "entropy", "recursive", "t-equal", "t-ordered"]),
+       st.sampled_from(["compiled", "numpy"]))
+def test_same_release_as_the_sequential_implementation_on_random_tables(ds, k, mode, extra, path):
     if k > ds.n:
         return
     models = [KAnonymity(k)]
@@ -69,7 +77,7 @@ def test_same_release_as_the_sequential_implementation_on_random_tables(ds, k, m
         with pytest.raises(ktype.exceptions.InfeasibleError):
             run("mondrian", ds, models, mode=mode)
         return
-    _assert_same_release(ds, models, mode)
+    _assert_same_release(ds, models, mode, path)
 
 
 @pytest.mark.parametrize("mode", ["strict", "relaxed"])
@@ -82,6 +90,8 @@ def test_same_release_as_the_sequential_implementation_on_adult(mode, models):
     same box (1,935 partitions, 1,860 boxes at k=10): the release order of their rows then
     follows the partition numbering, which must stay the sequential one's."""
     _assert_same_release(ktype.load_adult(), models, mode)
+    if len(models) == 1:
+        _assert_same_release(ktype.load_adult(), models, mode, "numpy")
 
 
 @pytest.mark.parametrize("mode", ["strict", "relaxed"])
@@ -90,4 +100,18 @@ def test_same_release_on_synthetic_census_with_ordered_and_tree_columns(mode):
 
     ds = census_dataset(20_000, rng=3, sensitive=["Occupation"])
     _assert_same_release(ds, [KAnonymity(4)], mode)
+    _assert_same_release(ds, [KAnonymity(4)], mode, "numpy")
     _assert_same_release(ds, [KAnonymity(4), DistinctLDiversity(3)], mode)
+
+
+def test_small_k_anonymity_jobs_take_the_numpy_partitioner_and_compile_nothing(monkeypatch):
+    """README command 1's job (Adult, k = 10, Mondrian) compiles no numba kernel: a cold
+    start costs no compilation. Jobs with a sensitive condition run the compiled core."""
+    calls = []
+    real = mondrian_module._mondrian_core
+    monkeypatch.setattr(mondrian_module, "_mondrian_core", lambda *a: calls.append(1) or real(*a))
+    ds = ktype.load_adult()
+    rel = run("mondrian", ds, KAnonymity(10))
+    assert calls == [] and rel.provenance["timings"]["compile_s"] == 0.0
+    run("mondrian", ds, [KAnonymity(10), DistinctLDiversity(2)])
+    assert calls == [1]
