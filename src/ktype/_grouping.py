@@ -95,12 +95,37 @@ def _is_sorted(keys: Sequence[np.ndarray]) -> bool:
 
 
 def group_rows(*matrices: np.ndarray) -> tuple[np.ndarray, int]:
-    """Group rows of one or more 2-D arrays (stacked column-wise)."""
+    """Group rows of one or more 2-D arrays (stacked column-wise).
+
+    Same result as :func:`group_ids` on all the columns. When equal rows mostly sit next to
+    each other (a release in its canonical order: rows of a class are consecutive), only
+    the first row of every run of equal consecutive rows is grouped, and the runs inherit
+    its group: no sort of all the rows. Any row order stays correct (equal rows in separate
+    runs are grouped together by the representatives' grouping).
+    """
+    mats = [np.asarray(m) for m in matrices]
     cols: list[np.ndarray] = []
-    for m in matrices:
-        m = np.asarray(m)
+    for m in mats:
         if m.ndim == 1:
             cols.append(m)
         else:
             cols.extend(m[:, j] for j in range(m.shape[1]))
+    n = len(cols[0]) if cols else 0
+    if n >= _RUNS_MIN_ROWS:
+        change = np.empty(n, dtype=bool)
+        change[0] = True
+        change[1:] = False
+        for m in mats:
+            if m.ndim == 1:
+                change[1:] |= m[1:] != m[:-1]
+            else:
+                change[1:] |= (m[1:] != m[:-1]).any(axis=1)
+        first = np.flatnonzero(change)
+        if len(first) <= n // 2:  # runs are long enough to be worth it
+            rep, g = group_ids([c[first] for c in cols])
+            return rep[np.cumsum(change) - 1], g
     return group_ids(cols)
+
+
+#: below this many rows :func:`group_rows` does not look for runs
+_RUNS_MIN_ROWS = 4096

@@ -136,6 +136,8 @@ def equivalence_classes(release: Release) -> tuple[np.ndarray, int]:
     """
     keep = ~release.suppressed
     ids = np.full(release.n, -1, dtype=np.int64)
+    if keep.all() and release.n:  # nothing suppressed: group the arrays as they are (no copy)
+        return group_rows(release.lo, release.hi)
     if keep.any():
         sub, g = group_rows(release.lo[keep], release.hi[keep])
         ids[keep] = sub
