@@ -2,7 +2,7 @@
 
 One command::
 
-    python experiments/kconcealment/run.py            # full configuration (hours; see README)
+    python experiments/kconcealment/run.py --full     # paper sizes into results/full (hours; resumes; see README)
     python experiments/kconcealment/run.py --quick    # small samples, k in {10, 20} (CI)
 
 Outputs (``experiments/kconcealment/results/`` or ``--out``): one CSV and one PNG per
@@ -44,17 +44,30 @@ from ktype.models.ldiversity import FrequencyLDiversity  # noqa: E402
 FULL = {
     "n": {"artificial": 5000, "adult": None, "cmc": None, "nursery": None},
     "ks": list(range(10, 101, 10)),
+    "seeds": 5,
 }
 QUICK = {
     "n": {"artificial": 300, "adult": 300, "cmc": 300, "nursery": 300},
     "ks": [10, 20],
+    "seeds": 2,
 }
 MEDIUM = {
     "n": {"artificial": 5000, "adult": 3000, "cmc": None, "nursery": 3000},
     "ks": list(range(10, 101, 10)),
+    "seeds": 5,
 }
 FIGURES = {"artificial": "fig5", "adult": "fig6", "cmc": "fig7", "nursery": "fig8"}
 ELL = {"adult": 1.1, "nursery": 2.0}
+
+#: one colour per method in every figure (k-anonymity: blues/oranges, k-concealment: greens/reds)
+COLORS = {
+    "agglomerative": "tab:blue",
+    "forest": "tab:orange",
+    "k-concealment": "tab:green",
+    "randomized k-concealment": "tab:red",
+    "agglomerative + Alg 8": "tab:blue",
+    "k-concealment + l-diversity": "tab:green",
+}
 
 
 #: the paper's figure labels (kept in the result files and cache keys) -> ktype.measures names
@@ -79,11 +92,13 @@ class RunCache:
                 self.rows[rec["key"]] = {f: rec[f] for f in self.FIELDS}
 
     cached_only = False
+    #: algorithms that may be computed (None: all); the others are read from the cache only
+    algorithms: set[str] | None = None
 
-    def get(self, key: str, compute) -> dict | None:
+    def get(self, key: str, compute, algo: str | None = None) -> dict | None:
         if key in self.rows:
             return dict(self.rows[key])
-        if self.cached_only:
+        if self.cached_only or (self.algorithms is not None and algo not in self.algorithms):
             return None
         res = compute()
         self.rows[key] = res
@@ -96,8 +111,8 @@ class RunCache:
 CACHE = RunCache(None)
 
 
-def _cached(key: str, name: str, ds, model, measure: str, problems: dict, **opts) -> dict | None:
-    return CACHE.get(key, lambda: _one(name, ds, model, measure, problems, **opts))
+def _cached(key: str, name: str, ds, model, measure: str, problems: dict, algo: str, **opts) -> dict | None:
+    return CACHE.get(key, lambda: _one(name, ds, model, measure, problems, **opts), algo)
 
 
 def _one(name: str, ds, model, measure: str, problems: dict, **opts) -> dict:
@@ -129,7 +144,7 @@ def experiment1(cfg: dict, datasets: list[str], log) -> dict[str, pd.DataFrame]:
                     ("k-concealment", "k_concealment", KConcealment(k), {}),
                 ):
                     key = f"{dname}|{ds.n}|{k}|{measure}|{algo}"
-                    res = _cached(key, name, ds, model, measure, problems, **opts)
+                    res = _cached(key, name, ds, model, measure, problems, algo, **opts)
                     if res is None:
                         continue
                     rows.append({"dataset": dname, "n": ds.n, "k": k, "measure": measure, "algorithm": algo, **res})
@@ -141,28 +156,35 @@ def experiment1(cfg: dict, datasets: list[str], log) -> dict[str, pd.DataFrame]:
     return out
 
 
-def experiment2(cfg: dict, log, seed: int = 0) -> pd.DataFrame:
+def randomized_seed(k: int, s: int) -> int:
+    """Seed of the s-th randomized run at k (s = 0 is the seed of the earlier one-seed runs)."""
+    return k + 1000 * s
+
+
+def experiment2(cfg: dict, log) -> pd.DataFrame:
+    """Fig. 9; randomized k-concealment once per seed (``cfg["seeds"]`` seeds, one row each)."""
     ds = LOADERS["adult"](n=cfg["n"]["adult"])
     problems = {m: Problem.from_dataset(ds, MEASURE[m]) for m in ("lm", "em")}
     rows = []
     for k in cfg["ks"]:
         for measure in cfg.get("measures", ("lm", "em")):
-            for algo, name, model, opts in (
-                ("agglomerative", "agglomerative", KAnonymity(k), {}),
-                ("k-concealment", "k_concealment", KConcealment(k), {}),
-                (
-                    "randomized k-concealment",
-                    "k_concealment",
-                    KConcealment(k),
-                    {"randomized": True, "rng": seed + k, "q": 2 * (k - 1)},
-                ),
-            ):
-                key = f"adult|{ds.n}|{k}|{measure}|{algo}" + (f"|seed={seed + k}" if "rng" in opts else "")
-                res = _cached(key, name, ds, model, measure, problems, **opts)
+            runs = [
+                ("agglomerative", "agglomerative", KAnonymity(k), {}, None),
+                ("k-concealment", "k_concealment", KConcealment(k), {}, None),
+            ]
+            for s in range(cfg["seeds"]):
+                seed = randomized_seed(k, s)
+                opts = {"randomized": True, "rng": seed, "q": 2 * (k - 1)}
+                runs.append(("randomized k-concealment", "k_concealment", KConcealment(k), opts, seed))
+            for algo, name, model, opts, seed in runs:
+                key = f"adult|{ds.n}|{k}|{measure}|{algo}" + (f"|seed={seed}" if seed is not None else "")
+                res = _cached(key, name, ds, model, measure, problems, algo, **opts)
                 if res is None:
                     continue
-                rows.append({"dataset": "adult", "n": ds.n, "k": k, "measure": measure, "algorithm": algo, **res})
-                log(f"fig9 k={k:3d} {measure} {algo:25s} loss={res['loss']:.4f} ({res['seconds']:.1f}s)")
+                rows.append(
+                    {"dataset": "adult", "n": ds.n, "k": k, "measure": measure, "algorithm": algo, "seed": seed, **res}
+                )
+                log(f"fig9 k={k:3d} {measure} {algo:25s} seed={seed} loss={res['loss']:.4f} ({res['seconds']:.1f}s)")
     return pd.DataFrame(rows)
 
 
@@ -181,7 +203,7 @@ def experiment3(cfg: dict, log, datasets: list[str]) -> pd.DataFrame:
                 ("k-concealment + l-diversity", "k_concealment", [KConcealment(k), FrequencyLDiversity(ell)], {}),
             ):
                 key = f"{dname}|{ds.n}|{k}|lm|{algo}|l={ell}"
-                res = _cached(key, name, ds, model, "lm", problems, **opts)
+                res = _cached(key, name, ds, model, "lm", problems, algo, **opts)
                 if res is None:
                     continue
                 rows.append({"dataset": dname, "n": ds.n, "l": ell, "k": k, "measure": "lm", "algorithm": algo, **res})
@@ -189,24 +211,52 @@ def experiment3(cfg: dict, log, datasets: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot(df: pd.DataFrame, path: Path, title: str, measures=("lm", "em"), by: str = "dataset") -> None:
+#: y-axis labels with units (the loss is the paper's Π, Eq. 2: an average over records)
+YLABEL = {"lm": "LM, average per record (0 = exact, 1 = suppressed)", "em": "EM, average bits per attribute"}
+
+
+def plot(df: pd.DataFrame, path: Path, title: str, ks: list[int], measures=("lm", "em"), by: str = "dataset") -> None:
+    """One panel per (dataset, measure); one colour per method (``COLORS``) in every figure.
+
+    Missing k values stay gaps (the series is reindexed on ``ks``, so no line is drawn across
+    a k that was not run); methods run with several seeds show the mean with min-max bars.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     groups = [(b, m) for b in df[by].unique() for m in measures if ((df[by] == b) & (df["measure"] == m)).any()]
-    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.6 * len(groups), 4.2), squeeze=False)
+    ks = sorted(ks)
     for ax, (b, m) in zip(axes[0], groups):
         sub = df[(df[by] == b) & (df["measure"] == m)]
-        for algo, g in sub.groupby("algorithm", sort=False):
-            ax.plot(g["k"], g["loss"], marker="o", label=algo)
-        ax.set_title(f"{b} ({m.upper()})")
+        for algo in [a for a in COLORS if a in set(sub["algorithm"])]:
+            g = sub[sub["algorithm"] == algo].groupby("k")["loss"].agg(["mean", "min", "max", "count"]).reindex(ks)
+            color = COLORS[algo]
+            if g["count"].max() > 1:
+                seeds = int(g["count"].max())
+                ax.errorbar(
+                    ks,
+                    g["mean"],
+                    yerr=[g["mean"] - g["min"], g["max"] - g["mean"]],
+                    marker="o",
+                    ms=4,
+                    capsize=3,
+                    color=color,
+                    label=f"{algo} (mean, bars: min-max of up to {seeds} seeds)",
+                )
+            else:
+                ax.plot(ks, g["mean"], marker="o", ms=4, color=color, label=algo)
+        n = int(sub["n"].iloc[0])
+        extra = f", l = {sub['l'].iloc[0]:g}" if "l" in sub and sub["l"].notna().any() else ""
+        ax.set_title(f"{b}, n = {n:,}{extra} ({m.upper()})", fontsize=10)
         ax.set_xlabel("k")
-        ax.set_ylabel("information loss")
+        ax.set_xticks(ks)
+        ax.set_ylabel(YLABEL[m])
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(title)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -221,6 +271,58 @@ def _md(piv: pd.DataFrame) -> str:
         key = key if isinstance(key, tuple) else (key,)
         out.append("| " + " | ".join([str(x) for x in key] + [f"{v:.4f}" for v in row.to_numpy()]) + " |")
     return "\n".join(out)
+
+
+def fig9_summary(fig9: pd.DataFrame) -> list[str]:
+    """Experiment 2 table: randomized k-concealment as mean, sd and range over its seeds."""
+    lines = ["## Experiment 2 (Fig. 9): randomization on Adult", ""]
+    rnd = fig9[fig9.algorithm == "randomized k-concealment"].groupby(["measure", "k"])["loss"]
+    stats = rnd.agg(["mean", "std", "min", "max", "count"])
+    piv = fig9[fig9.algorithm != "randomized k-concealment"].pivot_table(
+        index=["measure", "k"], columns="algorithm", values="loss"
+    )
+    tab = piv.join(stats, how="outer")
+    lines.append(
+        "| measure | k | agglomerative | k-concealment | randomized: mean | sd | min | max | seeds | "
+        "randomized < agglomerative |"
+    )
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+
+    def f(v):
+        return "" if pd.isna(v) else f"{v:.4f}"
+
+    verdicts = []
+    for (m, k), row in tab.iterrows():
+        agg, rmean, rmax = row.get("agglomerative"), row.get("mean"), row.get("max")
+        if pd.isna(agg) or pd.isna(rmean):
+            cmp = "n/a"
+        elif rmax < agg:
+            cmp = "yes, every seed"
+        elif rmean < agg:
+            cmp = "mean only"
+        else:
+            cmp = "no"
+        if cmp != "n/a":
+            verdicts.append((m, k, cmp))
+        seeds = "" if pd.isna(row.get("count")) else int(row["count"])
+        lines.append(
+            f"| {m} | {k} | {f(agg)} | {f(row.get('k-concealment'))} | {f(rmean)} | {f(row.get('std'))} | "
+            f"{f(row.get('min'))} | {f(rmax)} | {seeds} | {cmp} |"
+        )
+    lines.append("")
+    both = tab.dropna(subset=["mean", "k-concealment"])
+    if len(both):
+        ok1 = bool((both["min"] >= both["k-concealment"] - 1e-12).all())
+        lines.append(f"Every randomized run loses at least as much as basic k-concealment: {ok1}.")
+    for m in sorted({v[0] for v in verdicts}):
+        lose = [k for mm, k, c in verdicts if mm == m and c == "no"]
+        win = [k for mm, k, c in verdicts if mm == m and c != "no"]
+        lines.append(
+            f"- {m.upper()}: randomized (mean over seeds) below agglomerative at k = {win or 'none'}; "
+            f"not below at k = {lose or 'none'}."
+        )
+    lines.append("")
+    return lines
 
 
 def summarize(
@@ -256,18 +358,7 @@ def summarize(
     lines += [f"- exception: {x}" for x in losses]
     lines.append("")
     if fig9 is not None and len(fig9):
-        lines.append("## Experiment 2 (Fig. 9): randomization on Adult")
-        piv = fig9.pivot_table(index=["measure", "k"], columns="algorithm", values="loss").dropna()
-        lines.append(_md(piv))
-        r = piv.get("randomized k-concealment")
-        if r is not None:
-            ok1 = bool((r >= piv["k-concealment"] - 1e-12).all())
-            ok2 = bool((r < piv["agglomerative"]).all())
-            lines.append("")
-            lines.append(
-                f"Randomized loses at least as much as basic: {ok1}; randomized still below agglomerative: {ok2}."
-            )
-        lines.append("")
+        lines += fig9_summary(fig9)
     if fig10 is not None and len(fig10):
         lines.append("## Experiment 3 (Fig. 10): ℓ-diversity (LM)")
         piv = fig10.pivot_table(index=["dataset", "l", "k"], columns="algorithm", values="loss").dropna()
@@ -284,7 +375,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--medium", action="store_true", help="artificial n=5000, CMC full, Adult/Nursery samples of 3000; k=10..100"
     )
-    ap.add_argument("--out", type=Path, default=HERE / "results")
+    ap.add_argument(
+        "--full",
+        action="store_true",
+        help="paper sizes (the default preset) with results in results/full (resumes its cache of finished runs)",
+    )
+    ap.add_argument("--out", type=Path, default=None, help="default: results/ (results/full with --full)")
     ap.add_argument("--datasets", nargs="*", default=list(LOADERS))
     ap.add_argument("--ks", nargs="*", type=int, default=None)
     ap.add_argument("--n", type=int, default=None, help="override every dataset's size (a seeded sample)")
@@ -296,6 +392,14 @@ def main(argv: list[str] | None = None) -> int:
         help="CSV of finished runs to resume from (default: <out>/runs-<preset>.csv)",
     )
     ap.add_argument("--measures", nargs="*", default=["lm", "em"], choices=["lm", "em"])
+    ap.add_argument("--seeds", type=int, default=None, help="randomized runs per k (default 5; --quick 2)")
+    ap.add_argument(
+        "--algorithms",
+        nargs="*",
+        default=None,
+        choices=list(COLORS),
+        help="compute only these methods (the others are taken from the cache, as with --cached-only)",
+    )
     ap.add_argument("--fresh", action="store_true", help="ignore (and replace) the cache of finished runs")
     ap.add_argument(
         "--cached-only",
@@ -303,8 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         help="compute nothing: build the figures and summary from the finished runs in the cache",
     )
     args = ap.parse_args(argv)
+    if args.out is None:
+        args.out = HERE / "results" / ("full" if args.full else "")
     preset = QUICK if args.quick else MEDIUM if args.medium else FULL
-    cfg = {"n": dict(preset["n"]), "ks": list(preset["ks"]), "measures": tuple(args.measures)}
+    cfg = {"n": dict(preset["n"]), "ks": list(preset["ks"]), "measures": tuple(args.measures), "seeds": preset["seeds"]}
+    if args.seeds is not None:
+        cfg["seeds"] = args.seeds
     if args.ks:
         cfg["ks"] = args.ks
     if args.n:
@@ -317,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     global CACHE
     CACHE = RunCache(cache_path)
     CACHE.cached_only = args.cached_only
+    CACHE.algorithms = set(args.algorithms) if args.algorithms is not None else None
 
     def log(msg: str) -> None:
         print(msg, flush=True)
@@ -329,18 +438,31 @@ def main(argv: list[str] | None = None) -> int:
             plot(
                 df,
                 args.out / f"{fig}_{df.dataset.iloc[0]}.png",
-                f"{fig}: information loss, k-anonymity vs k-concealment",
+                f"Experiment 1 ({fig}): k-anonymity (agglomerative, forest) vs basic k-concealment (Alg 2-3-5)",
+                cfg["ks"],
             )
     fig9 = None
     if "exp2" not in args.skip and "adult" in args.datasets:
         fig9 = experiment2(cfg, log)
         fig9.to_csv(args.out / "fig9_randomization_adult.csv", index=False)
-        plot(fig9, args.out / "fig9_randomization_adult.png", "fig9: cost of randomization (Adult)")
+        plot(
+            fig9,
+            args.out / "fig9_randomization_adult.png",
+            "Experiment 2 (fig9): randomized k-concealment (Alg 6-3-5, q = 2(k-1), one run per seed) "
+            "vs basic k-concealment and agglomerative",
+            cfg["ks"],
+        )
     fig10 = None
     if "exp3" not in args.skip:
         fig10 = experiment3(cfg, log, args.datasets)
         fig10.to_csv(args.out / "fig10_ldiversity.csv", index=False)
-        plot(fig10, args.out / "fig10_ldiversity.png", "fig10: l-diversity (LM)", measures=("lm",))
+        plot(
+            fig10,
+            args.out / "fig10_ldiversity.png",
+            "Experiment 3 (fig10): agglomerative + Alg 8 (w = 0.15) vs k-concealment + l-diversity (Alg 7 variant)",
+            cfg["ks"],
+            measures=("lm",),
+        )
     text = summarize(figs, fig9, fig10, preset_name, cfg)
     (args.out / "summary.md").write_text(text)
     print(text)
