@@ -262,6 +262,28 @@ def plot(df: pd.DataFrame, path: Path, title: str, ks: list[int], measures=("lm"
     plt.close(fig)
 
 
+TITLES = {
+    "exp1": "Experiment 1 ({fig}): k-anonymity (agglomerative, forest) vs basic k-concealment (Alg 2-3-5)",
+    "fig9": "Experiment 2 (fig9): randomized k-concealment (Alg 6-3-5, q = 2(k-1), one run per seed) "
+    "vs basic k-concealment and agglomerative",
+    "fig10": "Experiment 3 (fig10): agglomerative + Alg 8 (w = 0.15) vs k-concealment + l-diversity (Alg 7 variant)",
+}
+
+
+def replot(out: Path, ks: list[int]) -> None:
+    """Redraw every figure from its CSV in ``out``."""
+    for csv in sorted(out.glob("fig*_*.csv")):
+        df = pd.read_csv(csv)
+        fig = csv.stem.split("_")[0]
+        grid = sorted(set(ks) | set(df["k"].tolist()))
+        if fig == "fig9":
+            plot(df, csv.with_suffix(".png"), TITLES["fig9"], grid)
+        elif fig == "fig10":
+            plot(df, csv.with_suffix(".png"), TITLES["fig10"], grid, measures=("lm",))
+        else:
+            plot(df, csv.with_suffix(".png"), TITLES["exp1"].format(fig=fig), grid)
+
+
 def _md(piv: pd.DataFrame) -> str:
     """A pivot table as markdown (no optional dependency)."""
     idx = list(piv.index.names)
@@ -400,6 +422,11 @@ def main(argv: list[str] | None = None) -> int:
         choices=list(COLORS),
         help="compute only these methods (the others are taken from the cache, as with --cached-only)",
     )
+    ap.add_argument(
+        "--replot",
+        action="store_true",
+        help="only redraw the PNGs from the figure CSVs already in --out (e.g. results without a run cache)",
+    )
     ap.add_argument("--fresh", action="store_true", help="ignore (and replace) the cache of finished runs")
     ap.add_argument(
         "--cached-only",
@@ -419,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
         cfg["n"] = {d: args.n for d in cfg["n"]}
     args.out.mkdir(parents=True, exist_ok=True)
     preset_name = "quick" if args.quick else "medium" if args.medium else "full"
+    if args.replot:
+        replot(args.out, cfg["ks"])
+        return 0
     cache_path = args.cache or args.out / f"runs-{preset_name}.csv"
     if args.fresh and cache_path.exists():
         cache_path.unlink()
@@ -438,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
             plot(
                 df,
                 args.out / f"{fig}_{df.dataset.iloc[0]}.png",
-                f"Experiment 1 ({fig}): k-anonymity (agglomerative, forest) vs basic k-concealment (Alg 2-3-5)",
+                TITLES["exp1"].format(fig=fig),
                 cfg["ks"],
             )
     fig9 = None
@@ -448,8 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         plot(
             fig9,
             args.out / "fig9_randomization_adult.png",
-            "Experiment 2 (fig9): randomized k-concealment (Alg 6-3-5, q = 2(k-1), one run per seed) "
-            "vs basic k-concealment and agglomerative",
+            TITLES["fig9"],
             cfg["ks"],
         )
     fig10 = None
@@ -459,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         plot(
             fig10,
             args.out / "fig10_ldiversity.png",
-            "Experiment 3 (fig10): agglomerative + Alg 8 (w = 0.15) vs k-concealment + l-diversity (Alg 7 variant)",
+            TITLES["fig10"],
             cfg["ks"],
             measures=("lm",),
         )
