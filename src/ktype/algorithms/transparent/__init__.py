@@ -269,4 +269,4 @@ def hybrid(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random
     leaf, n_leaves = tailor_groups(p)
     group, g = ace_groups(p, leaf)
     return _release(dataset, p, group, g, "hybrid", {"l": l_val, "tailor_leaves": n_leaves})
-from . import mask  # noqa: E402,F401  (registers the Mask baseline)
+from . import mask, mondrian_ldiv  # noqa: E402,F401  (register the Mask and ℓ-diverse Mondrian baselines)
