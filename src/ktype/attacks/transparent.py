@@ -24,6 +24,7 @@ Everything here is exponential and meant for tiny tables; the oracle refuses lar
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -419,7 +420,18 @@ def attack(release: Release, algorithm: str, l: int | None = None, *, sensitive:
     pub, ext = release_to_oracle(release, sensitive)
     if external is not None:
         ext = [(o, tuple(int(x) for x in q)) for o, q in external]
-    res = risk_oracle(pub, ext, key, int(l), limit=EXACT_LIMIT if limit is None else limit)
+    algo: Any = key
+    kwargs: dict[str, Any] = {}
+    if key == "mask":
+        # the Mask the release was made with: its k and protected values V (provenance), and
+        # the adversary knows the value domain (Mask may have removed a value from the release)
+        prot = release.provenance.get("protected")
+        col = release.dataset.sensitive_column(sensitive)
+        domain = list(release.dataset.sensitive_values[col])
+        algo = functools.partial(mask_dist, k=release.provenance.get("k"),
+                                 protected=None if prot is None else [v for v in domain if str(v) in set(prot)])
+        kwargs = dict(alters_values=True, value_domain=domain)
+    res = risk_oracle(pub, ext, algo, int(l), limit=EXACT_LIMIT if limit is None else limit, **kwargs)
     return AttackReport(key, int(l), res.risk, res.candidates, res.positive)
 
 

@@ -14,7 +14,7 @@ from .kanonymity import KAnonymity
 from .ktype_models import KConcealment, KKAnonymity, KOneAnonymity, OneKAnonymity
 from .ldiversity import DistinctLDiversity, EntropyLDiversity, FrequencyLDiversity, PSensitivity, RecursiveCLDiversity
 from .tcloseness import TCloseness
-from .transparent import TransparentLDiversity
+from .transparent import ProtectedLDiversity, TransparentLDiversity
 
 __all__ = [
     "CheckResult",
@@ -32,4 +32,5 @@ __all__ = [
     "PSensitivity",
     "TCloseness",
     "TransparentLDiversity",
+    "ProtectedLDiversity",
 ]

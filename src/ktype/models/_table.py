@@ -19,7 +19,7 @@ from . import tcloseness as tc
 from ._base import PrivacyModel
 from .freeform import FreeformKAnonymity
 from .kanonymity import KAnonymity
-from .transparent import TransparentLDiversity
+from .transparent import ProtectedLDiversity, TransparentLDiversity
 
 __all__ = ["ModelSpec", "MODEL_TABLE", "spec_of", "spec_by_name", "model_scope"]
 
@@ -62,6 +62,7 @@ MODEL_TABLE: tuple[ModelSpec, ...] = (
     ModelSpec("p-sensitivity", ld.PSensitivity, {"p": 2}),
     ModelSpec("t-closeness", tc.TCloseness, {"t": 0.5}),
     ModelSpec("transparent-l-diversity", TransparentLDiversity, {"l": 1}),
+    ModelSpec("protected-l-diversity", ProtectedLDiversity, {"l": 1.2, "values": (">50K",)}),  # Mask's V (fixture: salary-class)
 )
 
 

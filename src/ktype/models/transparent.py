@@ -634,3 +634,58 @@ class TransparentLDiversity(ClassModel):
             "individuals_above_bound": int((~ok_person).sum()),
         }
         return CheckResult(str(self), bool(ok_person.all()), per_record, summary)
+
+
+from .ldiversity import FrequencyLDiversity, as_fraction  # noqa: E402  (after the oracle, which it does not use)
+
+
+@dataclass(frozen=True)
+class ProtectedLDiversity(FrequencyLDiversity):
+    """Frequency ℓ-diversity on a set V of *protected* sensitive values only: no value of V
+    occurs in more than ``|G|/ℓ`` of a group (``count · num ≤ |G| · den``); other values are
+    unconstrained. This is the requirement of Mask(T, k, ℓ, V) (Wong et al., VLDB 2007; Xiao,
+    Tao & Koudas TODS 2010, electronic appendix; spec §3.6), whose appendix attack protects
+    V = {dyspepsia}. With V = every value it is :class:`FrequencyLDiversity`.
+
+    Parameters
+    ----------
+    l : float
+        ``l >= 1``.
+    values : tuple
+        The protected values V (as they appear in the sensitive column; compared as strings).
+    sensitive, scope
+        As for :class:`FrequencyLDiversity`.
+    """
+
+    values: tuple = ()
+    _parameter_constraints: ClassVar[dict] = {**FrequencyLDiversity._parameter_constraints, "values": [tuple, list]}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.values:
+            raise InvalidParameterError("ProtectedLDiversity needs values=(...): the protected sensitive values V.")
+        object.__setattr__(self, "values", tuple(self.values))
+
+    def _mask(self, dataset: Dataset) -> np.ndarray:
+        col = dataset.sensitive_column(self.sensitive)
+        names = [str(v) for v in dataset.sensitive_values[col]]
+        unknown = [v for v in self.values if str(v) not in names]
+        if unknown:
+            raise InvalidParameterError(f"{self}: protected value(s) {unknown} do not occur in {col!r} (values: {names[:10]}...).")
+        keep = {str(v) for v in self.values}
+        return np.array([v in keep for v in names], dtype=bool)
+
+    def class_values(self, sizes: np.ndarray, hist: np.ndarray, dataset: Dataset) -> np.ndarray:
+        h = np.asarray(hist)
+        f = (h * self._mask(dataset)[: h.shape[1]]).max(axis=1)
+        return np.asarray(sizes, dtype=np.float64) / np.maximum(f, 1)
+
+    def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
+        assert hist is not None
+        num, den = as_fraction(self.l)
+        h = np.asarray(hist, dtype=np.int64)
+        f = (h * self._mask(dataset)[: h.shape[1]]).max(axis=1)
+        return f * num <= np.asarray(sizes, dtype=np.int64) * den
+
+
+__all__ += ["ProtectedLDiversity"]

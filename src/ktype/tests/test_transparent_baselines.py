@@ -3,6 +3,9 @@ algorithms, and the attacks on them (Xiao, Tao & Koudas TODS 2010; spec §3.6, �
 
 * ``mondrian_ldiv``: the precise ℓ-diverse strict Mondrian of spec §3.7(a) equals its exact
   reference model on random tables, reproduces the fixture and its attack (risk 3/5).
+* ``mask`` with ``ProtectedLDiversity`` (the paper's V): the Mask attack succeeds on Mask
+  releases of generated OCC-schema tables, and fails (risk <= 1/l) on Tailor/Ace/Hybrid
+  releases of the same tables.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ import ktype
 from ktype.algorithms import run
 from ktype.attacks import transparent as A
 from ktype.datasets.occsal import occ_sal, occ_sal_dataset
-from ktype.models import FrequencyLDiversity
-from ktype.models.transparent import release_to_oracle
+from ktype.exceptions import InvalidParameterError
+from ktype.models import FrequencyLDiversity, TransparentLDiversity
+from ktype.models.transparent import ProtectedLDiversity, release_to_oracle
 
 
 def rows_dataset(rows) -> ktype.Dataset:
@@ -95,3 +99,48 @@ def test_mondrian_ldiv_refuses_an_ineligible_table():
     rows = (("a", (1,), "x"), ("b", (2,), "x"), ("c", (3,), "y"))
     with pytest.raises(ktype.exceptions.InfeasibleError):
         run("mondrian_ldiv", rows_dataset(rows), FrequencyLDiversity(2))
+
+
+# ---------------------------------------------------------------------------- Mask beyond the fixture
+def small_occ(seed: int, n: int = 7, n_values: int = 3):
+    """n rows of a generated OCC table whose occupation is one of its n_values most frequent
+    values (OCC schema: age, gender, education, birthplace; distinct ids)."""
+    base = occ_sal(3000, "occupation", rng=0)
+    top = base["occupation"].value_counts().index[:n_values]
+    pool = base[base["occupation"].isin(top)].reset_index(drop=True)
+    df = pool.iloc[np.random.default_rng(seed).choice(len(pool), n, replace=False)].copy()
+    df["id"] = np.arange(n)
+    return occ_sal_dataset(df), int(top[0])
+
+
+#: seeds of generated 7-row OCC tables and the exact risk the Mask attack reaches (V = {the
+#: most frequent occupation}, k = l = 2); measured with the exact oracle (2,187 candidates)
+MASK_CASES = [(0, F(1)), (1, F(3, 4)), (5, F(1)), (10, F(9, 10))]
+
+
+@pytest.mark.parametrize(("seed", "risk"), MASK_CASES)
+def test_mask_attack_succeeds_on_generated_occ_tables(seed, risk):
+    ds, top = small_occ(seed)
+    rel = run("mask", ds, ProtectedLDiversity(2, values=(top,)), rng=seed)
+    assert rel.provenance["protected"] == [str(top)]
+    rep = A.attack(rel, "mask", 2)
+    assert rep.max_risk == risk and rep.succeeded  # > 1/l = 1/2
+    for name in ("tailor", "ace", "hybrid"):  # the transparent algorithms on the same table
+        rep_t = A.attack(run(name, ds, TransparentLDiversity(2), rng=seed), name, 2)
+        assert rep_t.max_risk <= F(1, 2) and not rep_t.succeeded, name
+
+
+def test_mask_protected_values_checker():
+    ds, top = small_occ(1)
+    m = ProtectedLDiversity(2, values=(top,))
+    rel = run("mask", ds, m, rng=1)
+    assert m.check(rel).satisfied
+    with pytest.raises(InvalidParameterError, match="values"):
+        ProtectedLDiversity(2)
+    with pytest.raises(InvalidParameterError, match="do not occur"):
+        ProtectedLDiversity(2, values=("no such value",)).check(rel)
+    # the checker reads only V: a group with 3 x a non-protected value passes, 2 x a protected fails
+    rows = (("a", (1,), "x"), ("b", (1,), "x"), ("c", (1,), "x"), ("d", (1,), "y"))
+    one = run("mondrian_ldiv", rows_dataset(rows), FrequencyLDiversity(1))
+    assert ProtectedLDiversity(2, values=("y",)).check(one).satisfied
+    assert not ProtectedLDiversity(2, values=("x",)).check(one).satisfied

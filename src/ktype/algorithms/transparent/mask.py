@@ -27,8 +27,9 @@ __all__ = ["mask"]
 
 def _models() -> tuple[type, ...]:
     from ...models.ldiversity import FrequencyLDiversity
+    from ...models.transparent import ProtectedLDiversity
 
-    return (FrequencyLDiversity,)
+    return (FrequencyLDiversity, ProtectedLDiversity)
 
 
 def scaled_counts(hist: np.ndarray, size: int) -> np.ndarray:
@@ -79,17 +80,19 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
 
     1. A k-anonymous partition: the strict Mondrian of spec §3.7(a) (dimensions by
        decreasing normalized width, lower median, both halves ≥ k), QI-only.
-    2. Every group in which some value occurs more than |G|/ℓ times (all values protected)
-       publishes instead the value distribution of a group G+ drawn uniformly from the
+    2. Every group in which some *protected* value (the paper's V: the values of
+       ``ProtectedLDiversity(l, values=V)``; every value with ``FrequencyLDiversity(l)``) occurs more than |G|/ℓ times publishes instead the value distribution of a group G+ drawn uniformly from the
        ℓ-diverse groups whose distribution, scaled to |G| (floors, then largest remainders,
-       ties by value order), is ℓ-diverse for |G| (the paper is silent on unequal sizes); if
+       ties by value order), passes the same test for |G| (the paper is silent on unequal sizes); if
        none fits, the pooled distribution of the ℓ-diverse groups (of the whole table when
        there is none) capped at ⌊|G|/ℓ⌋ per value
        (:func:`capped_counts`; deterministic).
     3. Each group publishes its MBR; the release's sensitive column holds the published
        (possibly modified) values, and the row order is canonical.
 
-    ``k`` defaults to ⌈ℓ⌉. Guarantee: frequency ℓ-diversity of the *published* values; not
+    ``k`` defaults to ⌈ℓ⌉. V is recorded in the provenance (``"protected"``) so that
+    :func:`ktype.attacks.transparent.attack` models the same algorithm. Guarantee: the model on
+    the *published* values (no protected value above |G|/ℓ in any group); not
     transparent (see :func:`ktype.attacks.transparent.attack` with ``"mask"``), and the
     published sensitive values of modified groups are not the true ones. Raises
     ``InfeasibleError`` if a group needs a replacement and no diverse group qualifies.
@@ -104,6 +107,8 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
     group, g = K.mondrian_kernel(X, W, M, kk)
     s = dataset.sensitive_codes[col].astype(np.int64)
     nv = len(dataset.sensitive_values[col])
+    protected = getattr(m, "values", None)  # ProtectedLDiversity: V; FrequencyLDiversity: every value
+    prot = np.ones(nv, dtype=bool) if protected is None else m._mask(dataset)  # type: ignore[attr-defined]
     lo, hi = K.group_boxes(X, group, g)
     # canonical group numbering (by box) so that the random choices do not depend on the input order
     from ..._grouping import lexsort_rows
@@ -119,14 +124,14 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
     hist = np.zeros((g, nv), dtype=np.int64)
     np.add.at(hist, (group, s), 1)
     size = hist.sum(axis=1)
-    bad = hist.max(axis=1) * num > size * den
+    bad = (hist * prot).max(axis=1) * num > size * den
     good_idx = np.flatnonzero(~bad)
     new_hist = hist.copy()
     if bad.any():
         for sz in np.unique(size[bad]):  # loop over distinct group sizes (a handful)
             if len(good_idx):
                 sc = scaled_counts(hist[good_idx], int(sz))
-                ok = ~(sc.max(axis=1) * num > int(sz) * den)
+                ok = ~((sc * prot).max(axis=1) * num > int(sz) * den)
             else:
                 ok = np.zeros(0, dtype=bool)
             cand = good_idx[ok]
@@ -157,7 +162,8 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
     altered = int((np.abs(new_hist - hist).sum()) // 2)
     rel = Release.build(dataset, lo[group], hi[group], recoding="multidimensional", classes=group,
                         provenance={"algorithm": "mask", "k": kk, "groups": int(g), "modified_groups": int(bad.sum()),
-                                    "altered_values": altered})
+                                    "altered_values": altered,
+                                    "protected": None if protected is None else sorted(str(v) for v in protected)})
     # release rows are in canonical order; attach the published values, then re-sort by them
     pub = published[rel.source]
     rel.published_sensitive = {c: (pub if c == col else dataset.sensitive_codes[c][rel.source]) for c in dataset.sensitive}
