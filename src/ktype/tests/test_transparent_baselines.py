@@ -144,3 +144,69 @@ def test_mask_protected_values_checker():
     one = run("mondrian_ldiv", rows_dataset(rows), FrequencyLDiversity(1))
     assert ProtectedLDiversity(2, values=("y",)).check(one).satisfied
     assert not ProtectedLDiversity(2, values=("x",)).check(one).satisfied
+
+
+# ---------------------------------------------------------------------------- anatomy output (spec §1.2, §4.4)
+from ktype.algorithms.transparent.anatomy import anatomize, check_anatomy, read_anatomy, write_anatomy  # noqa: E402
+
+
+def t5_dataset(shuffle: int | None = None) -> ktype.Dataset:
+    people = sorted(A.T5)
+    df = pd.DataFrame({"name": people, "age": [A.E1[o][0] for o in people], "zip": [A.E1[o][1] for o in people],
+                       "disease": [A.T5[o] for o in people]})
+    if shuffle is not None:
+        df = df.sample(frac=1, random_state=shuffle)
+    return ktype.Dataset(df, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"])
+
+
+@pytest.mark.parametrize("shuffle", [None, 3, 4])
+def test_anatomy_of_tailor_t5_is_canonical(shuffle):
+    """Tailor(T5, 2)'s partition {Ann..Don}, {Ed, Fred}, {Gill, Hera} as anatomy (cf. Table VI):
+    group IDs by smallest name, rows by (group, QIs) and (group, value) - whatever the input order."""
+    an = anatomize(t5_dataset(shuffle), "tailor", 2, rng=0)
+    assert an.qi.values.tolist() == [[21, 10000, 1], [27, 18000, 1], [32, 35000, 1], [32, 35000, 1],
+                                     [54, 60000, 2], [60, 63000, 2], [60, 63000, 3], [60, 63000, 3]]
+    assert an.sensitive.values.tolist() == [[1, "dyspepsia"], [1, "flu"], [1, "gastritis"], [1, "gastritis"],
+                                            [2, "bronchitis"], [2, "flu"], [3, "diabetes"], [3, "dyspepsia"]]
+    assert check_anatomy(an, 2, t5_dataset()).satisfied and an.provenance["groups"] == 3
+
+
+@pytest.mark.parametrize("name", ["tailor", "ace", "hybrid"])
+def test_anatomy_publishes_the_algorithms_partition(name, tmp_path):
+    ds = occ_sal_dataset(occ_sal(3000, "occupation", rng=2))
+    an = anatomize(ds, name, 4, rng=5)
+    rel = run(name, ds, TransparentLDiversity(4), rng=5)
+    # the anatomy's groups, generalized to their MBRs, are exactly the registered release
+    qcols = list(ds.quasi_identifiers)
+    lo, hi = an.qi.groupby("group")[qcols].min(), an.qi.groupby("group")[qcols].max()
+    boxes = {g: tuple((int(lo.at[g, c]), int(hi.at[g, c])) for c in qcols) for g in lo.index}
+    rows = Counter(zip((boxes[g] for g in an.sensitive["group"]), an.sensitive["occupation"]))
+    assert frozenset(rows.items()) == published(rel)
+    res = check_anatomy(an, 4, ds)
+    assert res.satisfied and res.summary["groups"] == rel.provenance["groups"]
+    # written and read back, the two tables still join and check
+    write_anatomy(an, tmp_path / "rel")
+    back = read_anatomy(tmp_path / "rel")
+    assert check_anatomy(back, 4, ds).satisfied
+    pd.testing.assert_frame_equal(back.qi, an.qi, check_dtype=False)
+
+
+def test_anatomy_check_catches_broken_tables():
+    an = anatomize(t5_dataset(), "hybrid", 2, rng=1)
+    bad = an.sensitive.copy()
+    bad.loc[bad["group"] == 1, "disease"] = "flu"  # group 1 now holds one value twice
+    from ktype.algorithms.transparent.anatomy import Anatomy
+
+    res = check_anatomy(Anatomy(an.qi, bad), 2)
+    assert not res.satisfied and res.summary["failing_groups"] >= 1
+    moved = an.sensitive.copy()
+    moved.loc[0, "group"] = 2  # sizes no longer match between the tables
+    assert check_anatomy(Anatomy(an.qi, moved), 2).summary["size_mismatches"] == 2
+    assert not check_anatomy(an, 2, t5_dataset().subset(np.arange(7))).satisfied  # not this input
+
+
+def test_anatomy_refuses_non_transparent_algorithms():
+    with pytest.raises(NotImplementedError, match="transparent"):
+        anatomize(t5_dataset(), "mask", 2)
+    with pytest.raises(InvalidParameterError):
+        anatomize(t5_dataset(), "tailor", 0)
