@@ -6,7 +6,8 @@ Goals (2-core machine, shared): Tailor and Ace on 600k OCC-schema rows < 10 s ea
 
 Usage::
 
-    python benchmarks/bench_transparent.py                 # 600k: tailor, ace, hybrid, queries; then hybrid on 9.6M
+    python benchmarks/bench_transparent.py                 # 600k: tailor, ace, hybrid, queries, the baselines mondrian_ldiv
+                                                           # and mask; then hybrid on 9.6M
     python benchmarks/bench_transparent.py --copies 4      # hybrid on 2.4M instead of 9.6M
     python benchmarks/bench_transparent.py --n 60000 --copies 1
 
@@ -38,19 +39,24 @@ def one(alg: str, n: int, copies: int, l: int, queries: bool) -> dict:  # noqa: 
     from ktype.algorithms import run
     from ktype.datasets.occsal import occ_sal, occ_sal_dataset
     from ktype.measures import range_query_error
-    from ktype.models import TransparentLDiversity
+    from ktype.models import FrequencyLDiversity, TransparentLDiversity
+
+    def anonymize(ds):  # the baselines take frequency ℓ-diversity (mondrian_ldiv is deterministic)
+        if alg == "mondrian_ldiv":
+            return run(alg, ds, FrequencyLDiversity(l))
+        return run(alg, ds, FrequencyLDiversity(l) if alg == "mask" else TransparentLDiversity(l), rng=0)
 
     warm = occ_sal_dataset(occ_sal(2000, rng=1))
-    run(alg, warm, TransparentLDiversity(l), rng=0)
+    anonymize(warm)
     if queries:
-        range_query_error(run(alg, warm, TransparentLDiversity(l), rng=0))
+        range_query_error(anonymize(warm))
     t0 = time.perf_counter()
     df = occ_sal(n, rng=0, copies=copies)
     ds = occ_sal_dataset(df)
     t_data = time.perf_counter() - t0
     load = os.getloadavg()[0]
     t0, c0 = time.perf_counter(), time.process_time()
-    rel = run(alg, ds, TransparentLDiversity(l), rng=0)
+    rel = anonymize(ds)
     total, cpu = time.perf_counter() - t0, time.process_time() - c0
     res = {"algorithm": alg, "rows": ds.n, "l": l, "seconds_total": round(total, 2), "cpu_seconds_total": round(cpu, 2),
            "seconds_algorithm": rel.provenance["timings"]["algorithm_s"],
@@ -78,7 +84,8 @@ def main() -> None:
         alg, n, copies, q = args.child
         print(json.dumps(one(alg, int(n), int(copies), args.l, q == "1")))
         return
-    plan = [("tailor", args.n, 1, 0), ("ace", args.n, 1, 0), ("hybrid", args.n, 1, 1)]
+    plan = [("tailor", args.n, 1, 0), ("ace", args.n, 1, 0), ("hybrid", args.n, 1, 1), ("mondrian_ldiv", args.n, 1, 0),
+            ("mask", args.n, 1, 0)]
     if args.copies:
         plan.append(("hybrid", args.n, args.copies, 0))
     results = []

@@ -27,3 +27,10 @@ def test_quick_reproduction_writes_every_figure(tmp_path):
     assert (f11["error"] >= 0).all()
     text = (tmp_path / "summary.md").read_text()
     assert "Hybrid ≈ Mondrian" in text and "time vs n" in text
+    # every point was recorded as it finished: a second run resumes (nothing left to compute)
+    # and --summary-only rebuilds the same figures from the records
+    records = (tmp_path / "records.jsonl").read_text().splitlines()
+    assert len(records) == len(f11) + len(pd.read_csv(tmp_path / "fig14_time_vs_n.csv"))
+    assert tr_run.main(argv + ["--summary-only"]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "fig11_error_vs_l.csv"), f11)
+    assert (tmp_path / "records.jsonl").read_text().splitlines() == records
