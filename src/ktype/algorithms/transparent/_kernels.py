@@ -352,103 +352,17 @@ def group_boxes(X, group, n_groups):
 
 
 @njit(cache=True)
-def mondrian_kernel(X, W, M, k):
-    """Strict Mondrian of spec §3.7(a) with the k-anonymity accept test (Mask's partition).
-
-    Dimensions are tried by decreasing normalized width ``M[j]·(W[j,max] − W[j,min])``
-    (ties by index); the split is at the lower median, ``L = {x ≤ med}``; the first
-    dimension with both halves of at least k rows splits. Returns a leaf id per row.
-    """
-    n, d = X.shape
-    idx = np.arange(n)
-    group = np.full(n, -1, dtype=np.int64)
-    stack_a = np.empty(n + 2, dtype=np.int64)
-    stack_b = np.empty(n + 2, dtype=np.int64)
-    stack_a[0] = 0
-    stack_b[0] = n
-    top = 1
-    g = 0
-    width = np.empty(d, dtype=W.dtype)
-    while top > 0:
-        top -= 1
-        a = stack_a[top]
-        b = stack_b[top]
-        m = b - a
-        for j in range(d):
-            mn = X[idx[a], j]
-            mx = mn
-            for t in range(a, b):
-                x = X[idx[t], j]
-                if x < mn:
-                    mn = x
-                if x > mx:
-                    mx = x
-            width[j] = M[j] * (W[j, mx] - W[j, mn])
-        # dimensions by decreasing width, ties by index (stable insertion sort)
-        dims = np.arange(d)
-        for x in range(1, d):
-            y = dims[x]
-            z = x - 1
-            while z >= 0 and width[dims[z]] < width[y]:
-                dims[z + 1] = dims[z]
-                z -= 1
-            dims[z + 1] = y
-        split = False
-        for q in range(d):
-            j = dims[q]
-            vals = np.empty(m, dtype=np.int64)
-            for t in range(m):
-                vals[t] = X[idx[a + t], j]
-            vals.sort()
-            med = vals[(m - 1) // 2]
-            nl = 0
-            for t in range(m):
-                if vals[t] <= med:
-                    nl += 1
-            if nl >= k and m - nl >= k:
-                # stable partition of idx[a:b] by x <= med
-                left = np.empty(nl, dtype=np.int64)
-                right = np.empty(m - nl, dtype=np.int64)
-                p1 = 0
-                p2 = 0
-                for t in range(a, b):
-                    r = idx[t]
-                    if X[r, j] <= med:
-                        left[p1] = r
-                        p1 += 1
-                    else:
-                        right[p2] = r
-                        p2 += 1
-                for t in range(nl):
-                    idx[a + t] = left[t]
-                for t in range(m - nl):
-                    idx[a + nl + t] = right[t]
-                stack_a[top] = a
-                stack_b[top] = a + nl
-                top += 1
-                stack_a[top] = a + nl
-                stack_b[top] = b
-                top += 1
-                split = True
-                break
-        if not split:
-            for t in range(a, b):
-                group[idx[t]] = g
-            g += 1
-    return group, g
-
-
-@njit(cache=True)
-def mondrian_ldiv_kernel(X, W, M, s, n_values, num, den):
-    """The ℓ-diverse strict Mondrian of spec §3.7(a) (made precise for any ℓ = num/den).
+def strict_mondrian_kernel(X, W, M, s, n_values, k, num, den):
+    """The strict Mondrian of spec §3.7(a), with the accept test "both halves have at least k
+    rows and are frequency ℓ-diverse (``max count · num ≤ size · den``)".
 
     Dimensions are tried by decreasing normalized width ``M[j]·(W[j,max] − W[j,min])`` (ties
     by index); on dimension j the lower median ``med`` of the node's values splits it into
-    ``L = {x ≤ med}`` and ``R = {x > med}``; the first dimension whose halves are both
-    non-empty and frequency ℓ-diverse (``max count · num ≤ size · den``) splits, recursively;
-    a node where no dimension works is a leaf. Returns a leaf id per row and the leaf count.
-    The accept test reads the halves' sensitive values: this is what makes the variant *not*
-    transparent (spec §3.7(a), pitfall P1).
+    ``L = {x ≤ med}`` and ``R = {x > med}``; the first dimension whose halves pass splits,
+    recursively; a node where no dimension works is a leaf. Returns a leaf id per row and the
+    leaf count. ``num = 0`` drops the diversity test (Mask's QI-only k-anonymous partition,
+    k = ℓ); ``k = 1, num/den = ℓ`` is the ℓ-diverse Mondrian, whose accept test reads the
+    halves' sensitive values: what makes it *not* transparent (spec §3.7(a), pitfall P1).
     """
     n, d = X.shape
     idx = np.arange(n)
@@ -501,8 +415,8 @@ def mondrian_ldiv_kernel(X, W, M, s, n_values, num, den):
                 if X[r, j] <= med:
                     nl += 1
                     cl[s[r]] += 1
-            ok = nl > 0 and m - nl > 0
-            if ok:
+            ok = nl >= k and m - nl >= k
+            if ok and num > 0:
                 ml = 0
                 mr = 0
                 for v in range(n_values):

@@ -104,9 +104,9 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
     kk = int(math.ceil(num / den)) if k is None else int(k)
     X = np.ascontiguousarray(dataset.X, dtype=np.int32)
     W, M = perimeter_coordinates(dataset, X)
-    group, g = K.mondrian_kernel(X, W, M, kk)
     s = dataset.sensitive_codes[col].astype(np.int64)
     nv = len(dataset.sensitive_values[col])
+    group, g = K.strict_mondrian_kernel(X, W, M, s, nv, kk, 0, 1)  # QI-only: no diversity test
     protected = getattr(m, "values", None)  # ProtectedLDiversity: V; FrequencyLDiversity: every value
     prot = np.ones(nv, dtype=bool) if protected is None else m._mask(dataset)  # type: ignore[attr-defined]
     lo, hi = K.group_boxes(X, group, g)

@@ -71,7 +71,7 @@ def mondrian_ldiv(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release
         )
     X = np.ascontiguousarray(dataset.X, dtype=np.int32)
     W, M = perimeter_coordinates(dataset, X)
-    group, g = K.mondrian_ldiv_kernel(X, W, M, s, nv, num, den)
+    group, g = K.strict_mondrian_kernel(X, W, M, s, nv, 1, num, den)
     lo, hi = K.group_boxes(X, group, g)
     for j, h in enumerate(dataset.hierarchies):
         if h.is_tree:
