@@ -114,40 +114,8 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     >>> bool(KAnonymity(10).check(rel))
     True
     """
-    k = 1
-    div_kind, div_l, div_c = _DIV_NONE, 0.0, 0.0
-    t_kind, t_val = _T_NONE, 0.0
-    sens = None
-    for m in models:
-        if isinstance(m, KAnonymity):
-            k = max(k, m.k)
-            continue
-        col = dataset.sensitive_column(getattr(m, "sensitive", None))
-        if sens is not None and col != sens:
-            raise UnsupportedModelError("mondrian's extra conditions must all concern the same sensitive attribute.")
-        sens = col
-        if type(m).__name__ == "TCloseness":
-            if t_kind != _T_NONE:
-                raise UnsupportedModelError("mondrian takes at most one TCloseness model.")
-            dist = m.distance  # type: ignore[attr-defined]
-            if dist not in ("equal", "ordered"):
-                raise UnsupportedModelError(
-                    f"mondrian supports t-closeness with the 'equal' or 'ordered' distance, not {dist!r}."
-                )
-            t_kind, t_val = (_T_EQUAL if dist == "equal" else _T_ORDERED), float(m.t)  # type: ignore[attr-defined]
-        else:
-            if div_kind != _DIV_NONE:
-                raise UnsupportedModelError("mondrian takes at most one ℓ-diversity / p-sensitivity model.")
-            div_kind, div_l, div_c = _diversity_code(m)
+    k, sens, s, n_s, cond = _conditions(dataset, models)
     n = dataset.n
-    if sens is not None:
-        s = np.ascontiguousarray(dataset.sensitive_codes[sens], dtype=np.int64)
-        n_s = len(dataset.sensitive_values[sens])
-    else:
-        s = np.zeros(n, dtype=np.int64)
-        n_s = 1
-    q = np.bincount(s, minlength=n_s) / n
-    cond = (div_kind, div_l, div_c, t_kind, t_val, q)
     X = np.ascontiguousarray(dataset.X, dtype=np.int32)
     needs_canon = mode == "relaxed" and not all(h.is_tree for h in dataset.hierarchies)
     canon = _canonical_rank(X, s) if needs_canon else np.zeros(1, dtype=np.int64)
@@ -196,6 +164,45 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
         provenance={"partitions": int(len(start)), "mode": mode},
         classes=np.repeat(corder, csize),
     )
+
+
+def _conditions(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> tuple[int, str | None, np.ndarray, int, tuple]:
+    """The job as the compiled core reads it: ``(k, sensitive column or None, its codes (zeros
+    when none), number of its values, split condition tuple)``."""
+    k = 1
+    div_kind, div_l, div_c = _DIV_NONE, 0.0, 0.0
+    t_kind, t_val = _T_NONE, 0.0
+    sens = None
+    for m in models:
+        if isinstance(m, KAnonymity):
+            k = max(k, m.k)
+            continue
+        col = dataset.sensitive_column(getattr(m, "sensitive", None))
+        if sens is not None and col != sens:
+            raise UnsupportedModelError("mondrian's extra conditions must all concern the same sensitive attribute.")
+        sens = col
+        if type(m).__name__ == "TCloseness":
+            if t_kind != _T_NONE:
+                raise UnsupportedModelError("mondrian takes at most one TCloseness model.")
+            dist = m.distance  # type: ignore[attr-defined]
+            if dist not in ("equal", "ordered"):
+                raise UnsupportedModelError(
+                    f"mondrian supports t-closeness with the 'equal' or 'ordered' distance, not {dist!r}."
+                )
+            t_kind, t_val = (_T_EQUAL if dist == "equal" else _T_ORDERED), float(m.t)  # type: ignore[attr-defined]
+        else:
+            if div_kind != _DIV_NONE:
+                raise UnsupportedModelError("mondrian takes at most one ℓ-diversity / p-sensitivity model.")
+            div_kind, div_l, div_c = _diversity_code(m)
+    if sens is not None:
+        s = np.ascontiguousarray(dataset.sensitive_codes[sens], dtype=np.int64)
+        n_s = len(dataset.sensitive_values[sens])
+    else:
+        s = np.zeros(dataset.n, dtype=np.int64)
+        n_s = 1
+    q = np.bincount(s, minlength=n_s) / dataset.n
+    cond = (div_kind, div_l, div_c, t_kind, t_val, q)
+    return k, sens, s, n_s, cond
 
 
 def _diversity_code(m: PrivacyModel) -> tuple[int, float, float]:

@@ -1,6 +1,8 @@
 """A frozen copy of the sequential Mondrian implementation (ktype before #13 item 5), kept as the
 reference the parallel implementation in ``ktype.algorithms.mondrian`` must reproduce release for
-release (``test_mondrian_parallel.py``). Not registered; do not change its behaviour.
+release (``test_mondrian_parallel.py``). Not registered; do not change its behaviour. The
+helpers the rewrite left unchanged (split conditions, LCA, hierarchy tables, canonical
+ranks) are imported from ``ktype.algorithms.mondrian``; the partitioning itself is copied.
 """
 
 from __future__ import annotations
@@ -8,56 +10,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ktype._grouping import lexsort_rows
+from ktype.algorithms.mondrian import (
+    _allowed,
+    _canonical_rank,
+    _conditions,
+    _hierarchy_tables,
+    _kth_smallest,
+    _lca,
+    _order_desc,
+)
 from ktype.data.dataset import Dataset
-from ktype.exceptions import InfeasibleError, UnsupportedModelError
+from ktype.exceptions import InfeasibleError
 from ktype.models._base import PrivacyModel
-from ktype.models.kanonymity import KAnonymity
 from ktype.release import Release
 
 __all__ = ["reference_mondrian"]
 
-# diversity predicate codes used inside the compiled core
-_DIV_NONE, _DIV_DISTINCT, _DIV_ENTROPY, _DIV_RECURSIVE, _DIV_FREQUENCY = 0, 1, 2, 3, 4
-_T_NONE, _T_EQUAL, _T_ORDERED = 0, 1, 2
 
 
 def reference_mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = "strict") -> Release:
     """The sequential Mondrian of ktype before the parallel rewrite (see the module docstring)."""
-    k = 1
-    div_kind, div_l, div_c = _DIV_NONE, 0.0, 0.0
-    t_kind, t_val = _T_NONE, 0.0
-    sens = None
-    for m in models:
-        if isinstance(m, KAnonymity):
-            k = max(k, m.k)
-            continue
-        col = dataset.sensitive_column(getattr(m, "sensitive", None))
-        if sens is not None and col != sens:
-            raise UnsupportedModelError("mondrian's extra conditions must all concern the same sensitive attribute.")
-        sens = col
-        if type(m).__name__ == "TCloseness":
-            if t_kind != _T_NONE:
-                raise UnsupportedModelError("mondrian takes at most one TCloseness model.")
-            dist = m.distance  # type: ignore[attr-defined]
-            if dist not in ("equal", "ordered"):
-                raise UnsupportedModelError(
-                    f"mondrian supports t-closeness with the 'equal' or 'ordered' distance, not {dist!r}."
-                )
-            t_kind, t_val = (_T_EQUAL if dist == "equal" else _T_ORDERED), float(m.t)  # type: ignore[attr-defined]
-        else:
-            if div_kind != _DIV_NONE:
-                raise UnsupportedModelError("mondrian takes at most one ℓ-diversity / p-sensitivity model.")
-            div_kind, div_l, div_c = _diversity_code(m)
+    k, sens, s, n_s, cond = _conditions(dataset, models)
     n = dataset.n
-    if sens is not None:
-        s = np.ascontiguousarray(dataset.sensitive_codes[sens], dtype=np.int64)
-        n_s = len(dataset.sensitive_values[sens])
-    else:
-        s = np.zeros(n, dtype=np.int64)
-        n_s = 1
-    q = np.bincount(s, minlength=n_s) / n
-    cond = (div_kind, div_l, div_c, t_kind, t_val, q)
     tables = _hierarchy_tables(dataset)
     X = np.ascontiguousarray(dataset.X, dtype=np.int64)
     needs_canon = mode == "relaxed" and not all(h.is_tree for h in dataset.hierarchies)
@@ -82,199 +56,6 @@ def reference_mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mo
         provenance={"partitions": int(len(starts)), "mode": mode},
         classes=part,
     )
-
-
-def _diversity_code(m: PrivacyModel) -> tuple[int, float, float]:
-    name = type(m).__name__
-    if name == "DistinctLDiversity":
-        return _DIV_DISTINCT, float(m.l), 0.0  # type: ignore[attr-defined]
-    if name == "PSensitivity":
-        return _DIV_DISTINCT, float(m.p), 0.0  # type: ignore[attr-defined]
-    if name == "EntropyLDiversity":
-        return _DIV_ENTROPY, float(m.l), 0.0  # type: ignore[attr-defined]
-    if name == "RecursiveCLDiversity":
-        return _DIV_RECURSIVE, float(m.l), float(m.c)  # type: ignore[attr-defined]
-    if name == "FrequencyLDiversity":
-        return _DIV_FREQUENCY, float(m.l), 0.0  # type: ignore[attr-defined]
-    raise UnsupportedModelError(f"mondrian does not support {name}.")
-
-
-def _canonical_rank(X: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Rank of each row in content order (identical rows are interchangeable)."""
-    order = lexsort_rows([X[:, j] for j in range(X.shape[1])] + [s])
-    canon = np.empty(len(order), dtype=np.int64)
-    canon[order] = np.arange(len(order))
-    return canon
-
-
-def _hierarchy_tables(dataset: Dataset) -> tuple[np.ndarray, ...]:
-    """Flatten all hierarchies into arrays the compiled core can read."""
-    is_tree = np.array([h.is_tree for h in dataset.hierarchies], dtype=np.bool_)
-    sizes = np.array([h.size for h in dataset.hierarchies], dtype=np.int64)
-    anc_parts, anc_off, anc_w = [], [0], []
-    nlo_parts, nhi_parts, node_off = [], [], [0]
-    cptr_parts, cptr_off, ch_parts, ch_off = [], [0], [], [0]
-    for h in dataset.hierarchies:
-        if h.is_tree:
-            anc = h._anc.astype(np.int64)
-            nodes_lo = h.node_lo.astype(np.int64)
-            nodes_hi = h.node_hi.astype(np.int64)
-            nn = len(nodes_lo)
-            par = h.node_parent.astype(np.int64)
-            child_nodes = np.arange(1, nn)
-            order = np.lexsort((nodes_lo[child_nodes], par[child_nodes]))
-            ch = child_nodes[order]
-            counts = np.bincount(par[ch], minlength=nn)
-            ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        else:
-            anc = np.zeros((1, 1), dtype=np.int64)
-            nodes_lo = nodes_hi = np.zeros(1, dtype=np.int64)
-            ptr = np.zeros(2, dtype=np.int64)
-            ch = np.zeros(0, dtype=np.int64)
-        anc_parts.append(anc.ravel())
-        anc_off.append(anc_off[-1] + anc.size)
-        anc_w.append(anc.shape[1])
-        nlo_parts.append(nodes_lo)
-        nhi_parts.append(nodes_hi)
-        node_off.append(node_off[-1] + len(nodes_lo))
-        cptr_parts.append(ptr)
-        cptr_off.append(cptr_off[-1] + len(ptr))
-        ch_parts.append(ch)
-        ch_off.append(ch_off[-1] + len(ch))
-    cat = np.concatenate
-    return (
-        is_tree,
-        sizes,
-        cat(anc_parts),
-        np.array(anc_off, dtype=np.int64),
-        np.array(anc_w, dtype=np.int64),
-        cat(nlo_parts),
-        cat(nhi_parts),
-        np.array(node_off, dtype=np.int64),
-        cat(cptr_parts),
-        np.array(cptr_off, dtype=np.int64),
-        cat(ch_parts) if ch_parts else np.zeros(0, dtype=np.int64),
-        np.array(ch_off, dtype=np.int64),
-    )
-
-
-@njit(cache=True)
-def _allowed(hist: np.ndarray, size: int, k: int, cond) -> bool:
-    """Whether a part with sensitive histogram ``hist`` may be published."""
-    if size < k:
-        return False
-    div_kind, div_l, div_c, t_kind, t_val, q = cond
-    if t_kind != _T_NONE:
-        # EMD to the whole table's distribution q (Li, Li, Venkatasubramanian 2007)
-        emd = 0.0
-        if t_kind == _T_EQUAL:
-            for v in range(len(hist)):
-                emd += abs(hist[v] / size - q[v])
-            emd *= 0.5
-        else:
-            cum = 0.0
-            for v in range(len(hist)):
-                cum += hist[v] / size - q[v]
-                emd += abs(cum)
-            emd /= max(len(hist) - 1, 1)
-        if emd > t_val + 1e-12:
-            return False
-    if div_kind == _DIV_NONE:
-        return True
-    if div_kind == _DIV_DISTINCT:
-        d = 0
-        for v in hist:
-            if v > 0:
-                d += 1
-        return d >= div_l
-    if div_kind == _DIV_ENTROPY:
-        e = 0.0
-        for v in hist:
-            if v > 0:
-                p = v / size
-                e -= p * np.log(p)
-        return e >= np.log(div_l) - 1e-12
-    if div_kind == _DIV_FREQUENCY:
-        mx = 0
-        for v in hist:
-            if v > mx:
-                mx = v
-        return mx * div_l <= size * (1.0 + 1e-12)
-    # recursive (c, l): r1 < c * (r_l + ... + r_m); r_l + ... + r_m = total - (l-1 largest)
-    # (the largest values by repeated scans: no sort, whose numba compile costs seconds)
-    li = int(div_l)
-    used = np.zeros(len(hist), dtype=np.bool_)
-    total = 0
-    for v in hist:
-        total += v
-    top = 0
-    r1 = 0
-    for t in range(min(li - 1, len(hist))):
-        best = -1
-        for v in range(len(hist)):
-            if not used[v] and (best < 0 or hist[v] > hist[best]):
-                best = v
-        used[best] = True
-        top += hist[best]
-        if t == 0:
-            r1 = hist[best]
-    if li - 1 <= 0:
-        for v in hist:
-            if v > r1:
-                r1 = v
-    return r1 < div_c * (total - top)
-
-
-@njit(cache=True)
-def _order_desc(w):
-    """Indexes of ``w`` by decreasing value, ties by index (a stable insertion sort of the
-    ``r`` attribute widths; numba's sorts cost seconds of compile time on a cold start)."""
-    r = w.shape[0]
-    order = np.arange(r)
-    for i in range(1, r):
-        cur = order[i]
-        j = i - 1
-        while j >= 0 and w[order[j]] < w[cur]:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = cur
-    return order
-
-
-@njit(cache=True)
-def _kth_smallest(a, kth):
-    """The ``kth`` smallest (0-based) of distinct int64 values ``a`` (in place; quickselect)."""
-    lo, hi = 0, a.shape[0] - 1
-    while lo < hi:
-        pivot = a[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while a[i] < pivot:
-                i += 1
-            while a[j] > pivot:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        if kth <= j:
-            hi = j
-        elif kth >= i:
-            lo = i
-        else:
-            return a[kth]
-    return a[kth]
-
-
-@njit(cache=True)
-def _lca(lo: int, hi: int, d: int, anc_flat, anc_off, anc_w, nhi_flat, node_off) -> int:
-    w = anc_w[d]
-    base = anc_off[d] + lo * w
-    for t in range(w):
-        node = anc_flat[base + t]
-        if nhi_flat[node_off[d] + node] >= hi:
-            return node
-    return 0
 
 
 @njit(cache=True)
