@@ -17,6 +17,7 @@ from ktype.data.dataset import Dataset
 from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import HierarchyError, InfeasibleError, InvalidParameterError, UnsupportedModelError
 from ktype.models.kanonymity import KAnonymity
+from ktype.tests.test_flash_bounds import assert_bounded_agrees
 
 # ---------------------------------------------------------------- survey Fig. 1 / Fig. 3
 PT = pd.DataFrame(
@@ -208,12 +209,14 @@ def test_flash_matches_exhaustive_fixture_all_measures():
     ds = pt(["race", "sex", "zip", "marital"])
     for meas in ("non_uniform_entropy", "loss_metric", "discernibility", "average_class_size", "precision", "height"):
         for sup in (0.0, 2 / 9):
-            a = lattice_search(ds, KAnonymity(2), algorithm="flash", measure=meas, max_suppression=sup)
+            a = lattice_search(ds, KAnonymity(2), algorithm="flash", measure=meas, max_suppression=sup, k_minimal=True)
             b = lattice_search(ds, KAnonymity(2), algorithm="exhaustive", measure=meas, max_suppression=sup)
             assert a.optimum.tolist() == b.optimum.tolist(), (meas, sup)
             assert a.value == pytest.approx(b.value)
             assert a.minimal.tolist() == b.minimal.tolist()
             assert (a.state == b.state).all()
+            c = lattice_search(ds, KAnonymity(2), algorithm="flash", measure=meas, max_suppression=sup)
+            assert_bounded_agrees(c, b)
 
 
 def test_flash_with_l_diversity():

@@ -20,6 +20,7 @@ from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import InfeasibleError
 from ktype.models.kanonymity import KAnonymity
 from ktype.release import Release
+from ktype.tests.test_flash_bounds import assert_bounded_agrees
 
 try:
     from ktype.models.ldiversity import DistinctLDiversity, EntropyLDiversity
@@ -69,9 +70,9 @@ def random_case(seed: int):
     return ds, tuple(models), sup
 
 
-def _search(ds, models, sup, meas, alg):
+def _search(ds, models, sup, meas, alg, k_minimal=False):
     try:
-        return run_search(Encoded(ds, models, sup, meas), alg)
+        return run_search(Encoded(ds, models, sup, meas), alg, k_minimal=k_minimal)
     except InfeasibleError:
         return None
 
@@ -82,7 +83,7 @@ def test_flash_equals_exhaustive(seed):
     ds, models, sup = random_case(seed)
     for meas in MEASURES:
         for s in (0.0, sup):
-            a = _search(ds, models, s, meas, "flash")
+            a = _search(ds, models, s, meas, "flash", k_minimal=True)
             b = _search(ds, models, s, meas, "exhaustive")
             assert (a is None) == (b is None)
             if a is None:
@@ -91,6 +92,7 @@ def test_flash_equals_exhaustive(seed):
             assert a.value == pytest.approx(b.value, rel=1e-9, abs=1e-9)
             assert a.minimal.tolist() == b.minimal.tolist()
             assert (a.state == b.state).all()
+            assert_bounded_agrees(_search(ds, models, s, meas, "flash"), b)
 
 
 @settings(max_examples=40, deadline=None)
@@ -181,13 +183,16 @@ def test_flash_equals_exhaustive_on_adult_sample():
     for models in (KAnonymity(5), [KAnonymity(3), DistinctLDiversity(2)]):
         for meas in MEASURES:
             for sup in (0.0, 0.04):
-                a = lattice_search(ds, models, measure=meas, max_suppression=sup)
+                a = lattice_search(ds, models, measure=meas, max_suppression=sup, k_minimal=True)
                 b = lattice_search(ds, models, measure=meas, max_suppression=sup, algorithm="exhaustive")
                 assert a.optimum.tolist() == b.optimum.tolist(), (meas, sup)
                 assert a.value == pytest.approx(b.value, rel=1e-9)
                 assert a.minimal.tolist() == b.minimal.tolist()
                 assert (a.state == b.state).all()
                 assert a.n_evaluated <= b.n_evaluated
+                c = lattice_search(ds, models, measure=meas, max_suppression=sup)
+                assert_bounded_agrees(c, b)
+                assert c.n_evaluated <= a.n_evaluated or sup == 0
 
 
 def _evaluate_all(enc):

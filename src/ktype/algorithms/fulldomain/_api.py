@@ -120,6 +120,7 @@ def lattice_search(
     algorithm: str = "flash",
     measure: str = "non_uniform_entropy",
     max_suppression: float = 0.0,
+    k_minimal: bool = False,
 ) -> LatticeResult:
     """Search the full-domain generalization lattice and return the classified lattice.
 
@@ -136,6 +137,11 @@ def lattice_search(
         ``average_class_size``, ``precision``, ``height`` (see ``docs/fulldomain.md``).
     max_suppression : float
         Fraction of records that may be suppressed, in ``[0, 1]``.
+    k_minimal : bool
+        ``flash`` only. ``False`` (default): search for the optimum; with suppression, nodes
+        whose lower bound exceeds the best value found are neither evaluated nor classified
+        (``state`` 0) and ``minimal`` holds only the k-minimal nodes the search proved.
+        ``True``: classify every node and return all k-minimal nodes (slower).
 
     Returns
     -------
@@ -147,4 +153,4 @@ def lattice_search(
     require_levels(dataset, algorithm)
     check_dense(algorithm, [h.height for h in dataset.hierarchies])
     enc = Encoded(dataset, models, max_suppression, measure)
-    return run_search(enc, algorithm)
+    return run_search(enc, algorithm, k_minimal=k_minimal)

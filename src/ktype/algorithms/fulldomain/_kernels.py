@@ -12,10 +12,12 @@ import numba
 import numpy as np
 
 __all__ = [
+    "_box_max_kernel",
     "_class_stats",
     "_evaluate_k_kernel",
     "_merge_keys",
     "_pack_kernel",
+    "_path_bounded_kernel",
     "_path_kernel",
     "_rollup_key_kernel",
     "_rollup_kernel",
@@ -403,6 +405,68 @@ def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no c
             if levels[cur, j] < heights[j]:
                 s = cur + strides[j]
                 if state[s] == 0 and (best < 0 or climb[s] < climb[best] or (climb[s] == climb[best] and s < best)):
+                    best = s
+        if best < 0:
+            return path[:m]
+        path[m] = best
+        m += 1
+        cur = best
+
+
+@numba.njit(cache=True)
+def _box_max_kernel(heights, strides, vals, lv, up, value):  # pragma: no cover - compiled
+    """``vals[x] = max(vals[x], value)`` for every node ``x`` above (``up``) or below ``lv``
+    (itself included); the odometer of :func:`_tag_kernel`."""
+    r = lv.shape[0]
+    lo = np.empty(r, dtype=np.int64)
+    hi = np.empty(r, dtype=np.int64)
+    node = 0
+    for j in range(r):
+        lo[j] = lv[j] if up else 0
+        hi[j] = heights[j] if up else lv[j]
+        node += lo[j] * strides[j]
+    cur = lo.copy()
+    while True:
+        if vals[node] < value:
+            vals[node] = value
+        j = r - 1
+        while j >= 0:
+            if cur[j] < hi[j]:
+                cur[j] += 1
+                node += strides[j]
+                break
+            node -= (cur[j] - lo[j]) * strides[j]
+            cur[j] = lo[j]
+            j -= 1
+        if j < 0:
+            return
+
+
+@numba.njit(cache=True)
+def _path_bounded_kernel(levels, heights, strides, state, climb, start, mono, sharp, thr, pruned):  # pragma: no cover - compiled
+    """:func:`_path_kernel` restricted to nodes whose lower bound ``mono + sharp`` is at most
+    ``thr``: an unclassified successor above the threshold is marked ``pruned`` on the way
+    (and, when its generalization-monotone part ``mono`` alone exceeds ``thr``, every
+    unclassified node above it too) and is not climbed through."""
+    r = levels.shape[1]
+    path = np.empty(int(heights.sum()) + 1, dtype=np.int64)
+    path[0] = start
+    m = 1
+    cur = start
+    while True:
+        best = -1
+        for j in range(r):
+            if levels[cur, j] < heights[j]:
+                s = cur + strides[j]
+                if state[s] != 0:
+                    continue
+                if mono[s] > thr:
+                    _tag_kernel(heights, strides, state, levels[s].astype(np.int64), True, pruned)
+                    continue
+                if mono[s] + sharp[s] > thr:
+                    state[s] = pruned
+                    continue
+                if best < 0 or climb[s] < climb[best] or (climb[s] == climb[best] and s < best):
                     best = s
         if best < 0:
             return path[:m]

@@ -19,7 +19,7 @@ import numpy as np
 from ...exceptions import InfeasibleError, InvalidParameterError, LatticeTooLargeError
 from ...release import Release
 from ._engine import Encoded, FrequencyCache, FrequencySet, NodeEval
-from ._kernels import _path_kernel, _spread_max_kernel, _tag_kernel
+from ._kernels import _box_max_kernel, _path_bounded_kernel, _path_kernel, _spread_max_kernel, _tag_kernel
 
 __all__ = [
     "MAX_LATTICE_BYTES",
@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 _TOL = 1e-9
+_PRUNED = 2  # state of a node a bound excluded from the optimum (reported as 0: not classified)
 _CACHE_BUDGET = 256 * 2**20  # bytes of cached frequency sets
 _HUB_MIN_ROWS = 2000
 #: an exact lattice search refuses to start when its per-node arrays would exceed this many bytes
@@ -244,6 +245,11 @@ class LatticeResult:
         ``"suppression"`` (fewest suppressed records). Ties: lowest height, then the
         lexicographically smallest level vector.
         """
+        if not self.extra.get("k_minimal_complete", True):
+            raise InvalidParameterError(
+                "this search looked for the optimum only and did not find every k-minimal node; "
+                "run lattice_search(..., k_minimal=True) to choose among them."
+            )
         ids = self._rows(self.minimal)
         if criterion in ("absolute", "relative"):
             key = preference(self.minimal, self.heights, criterion)
@@ -331,6 +337,7 @@ class LatticeSearch:
         self.classes = np.full(N, -1, dtype=np.int64)
         self.dm_bound = np.zeros(N)
         self._tagging = False  # predictive tagging allowed (monotone classification running)
+        self._bounded = False  # bounds and the best value are maintained (classify_bounded)
         self._cache = FrequencyCache(enc, _CACHE_BUDGET)  # roll-up sources by node id
 
     def result(
@@ -400,6 +407,8 @@ class LatticeSearch:
         self.sup[node] = ev.suppressed
         self.classes[node] = ev.n_classes
         self.dm_bound[node] = ev.dm_bound
+        if self._bounded:
+            self._bound_update(node, ev)
         return ev
 
     def check(self, node: int, tag: bool) -> bool:
@@ -463,6 +472,156 @@ class LatticeSearch:
                 self.state[node] = 1 if ev.feasible else -1
                 cur[node] = ev.fs  # type: ignore[assignment]
             prev = cur
+
+    # ------------------------------------------------------------------ bounded search
+    def bounds_available(self) -> bool:
+        """Whether the measure has the sound lower bounds :meth:`classify_bounded` needs."""
+        return self.enc.additive or self.enc.measure == "discernibility"
+
+    def _init_bounds(self) -> None:
+        """Lower bounds of every node's value: ``mono + sharp`` (see :meth:`classify_bounded`)."""
+        enc, lat = self.enc, self.lat
+        self._dm = enc.measure == "discernibility"
+        if self._dm:
+            # Σ_E |E|·max(|E|, k) of the bottom node: every node's classes are unions of its classes
+            cnt = enc.bottom.cnt.astype(float)
+            self.mono = np.full(lat.size, float((cnt * np.maximum(cnt, enc.k)).sum()))
+        else:
+            self.mono = np.ascontiguousarray(enc.gen_cost(lat.levels), dtype=np.float64)
+        self.sharp = np.zeros(lat.size)
+        # records suppressed at a coarser node are suppressed at every finer node (k-anonymity alone)
+        self._sharpen = enc.kanon_only and enc.limit > 0 and (self._dm or enc._surcharged)
+        self.best = np.inf
+        self._bounded = True
+
+    def _threshold(self) -> float:
+        """Nodes whose lower bound exceeds this cannot be (or tie with) the optimum."""
+        b = self.best
+        return b + _TOL * max(1.0, abs(b)) if np.isfinite(b) else np.inf
+
+    def bound(self, node: int) -> float:
+        """Current lower bound of ``node``'s value (valid if ``node`` is feasible)."""
+        return float(self.mono[node] + self.sharp[node])
+
+    def _bound_update(self, node: int, ev: NodeEval) -> None:
+        """After evaluating ``node``: the best value, and the bounds it implies for others."""
+        lv = self.lat.levels[node]
+        if self._dm:  # Bayardo–Agrawal: holds for every generalization
+            _box_max_kernel(self.lat.heights, self.lat.strides, self.mono, lv, True, float(ev.dm_bound))
+        if not ev.feasible:
+            return
+        if ev.value < self.best:
+            self.best = float(ev.value)
+        if self._sharpen and ev.suppressed:
+            # every record suppressed here is suppressed at each specialization, where it pays
+            # at least as much: (n - k) more for discernibility, for the additive measures at
+            # least its surcharge here (its groups there are finer, so cheaper; the root is not)
+            add = float(self.enc.n - self.enc.k) * ev.suppressed if self._dm else float(ev.value) - float(self.mono[node])
+            _box_max_kernel(self.lat.heights, self.lat.strides, self.sharp, lv, False, add)
+
+    def _prune(self, node: int, thr: float) -> None:
+        if self.mono[node] > thr:  # monotone part: every generalization is out too
+            _tag_kernel(self.lat.heights, self.lat.strides, self.state, self.lat.levels[node], True, _PRUNED)
+        self.state[node] = _PRUNED
+
+    def _check_or_prune(self, node: int) -> None:
+        thr = self._threshold()
+        if self.mono[node] + self.sharp[node] > thr:
+            self._prune(node, thr)
+        else:
+            self.check(node, tag=True)
+
+    def classify_bounded(self, priority: np.ndarray, climb: np.ndarray) -> None:
+        """Flash classification restricted to the nodes that can still be optimal.
+
+        Like :meth:`classify_flash`, but every node carries a lower bound of its value
+        ``mono + sharp``, and a node whose bound exceeds the best value found so far (plus
+        the tie tolerance) is *pruned*: never evaluated nor classified, and not climbed
+        through. ``mono`` does not decrease under generalization, so when it alone exceeds
+        the best value every generalization is pruned with the node.
+
+        * ``mono``: for the cell-additive measures the value without suppression
+          ``Σ_j colcost_j(L_j)`` (static; a suppressed cell costs the root, the largest cost of
+          its column); for discernibility the largest Bayardo–Agrawal bound
+          ``Σ_E |E|·max(|E|, k)`` of an evaluated specialization (classes only merge upward).
+        * ``sharp`` (k-anonymity alone, with suppression): the largest over evaluated feasible
+          generalizations ``G ≥ L`` of what ``G``'s suppressed records cost beyond ``mono``:
+          each record suppressed at ``G`` is suppressed at ``L`` (its class at ``L`` is a
+          subset of its class at ``G``) and there pays, per cell, the root's cost minus its
+          group's cost at ``L`` — at least as much as at ``G``, since the group at ``L`` is
+          finer and the per-record group cost grows with the level; for discernibility it
+          pays ``n`` where ``mono`` charged at most ``k``.
+
+        Each path is checked at its top first (an infeasible top settles the whole path),
+        then binary-searched as in Flash. The optimum is exact: it is feasible and its bound
+        never exceeds its value, so it is never pruned, nor is any node that ties with it.
+        """
+        lat = self.lat
+        order = np.lexsort((priority, lat.height))
+        climb = np.ascontiguousarray(climb, dtype=np.float64)
+        state = self.state
+        self._tagging = True
+        for start in order:
+            start = int(start)
+            if state[start] != 0:
+                continue
+            thr = self._threshold()
+            if self.mono[start] + self.sharp[start] > thr:
+                self._prune(start, thr)
+                continue
+            path = _path_bounded_kernel(lat.levels8, lat.heights, lat.strides, state, climb, start, self.mono, self.sharp, thr, _PRUNED)
+            hi = len(path) - 1
+            top = int(path[hi])
+            if state[top] == 0:
+                self._check_or_prune(top)
+            if state[top] == -1:
+                continue  # the whole path is infeasible (tagged)
+            lo = 0
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                node = int(path[mid])
+                if state[node] == 0:
+                    self._check_or_prune(node)
+                if state[node] == -1:
+                    lo = mid + 1
+                else:
+                    hi = mid - 1
+        self._tagging = False
+
+    def optimum_bounded(self, monotone_measure: bool) -> int:
+        """After :meth:`classify_bounded`: evaluate the feasible nodes whose bound does not
+        exceed the best value (by increasing bound), the best of them is the optimum.
+
+        With a monotone measure only nodes without a feasible direct specialization are
+        candidates (the specialization is at least as good and lower, so wins ties).
+        """
+        lat = self.lat
+        state = self.state
+        cand = np.flatnonzero((state == 1) & ~self.evaluated)
+        if monotone_measure and len(cand):
+            keep = np.ones(len(cand), dtype=bool)
+            for j in range(lat.r):
+                has = lat.levels[cand, j] > 0
+                keep[has] &= state[cand[has] - lat.strides[j]] != 1
+            cand = cand[keep]
+        b = self.mono[cand] + self.sharp[cand]
+        for node in cand[np.argsort(b, kind="stable")]:
+            if self.mono[node] + self.sharp[node] > self._threshold():
+                continue
+            self.value_of(int(node))
+        feas = np.flatnonzero(state == 1)
+        return self.pick(feas[self.evaluated[feas]])
+
+    def proven_minimal(self) -> np.ndarray:
+        """Feasible nodes whose direct specializations are all classified infeasible: the
+        k-minimal nodes a partial (bounded) classification proves."""
+        lat = self.lat
+        ids = np.flatnonzero(self.state == 1)
+        keep = np.ones(len(ids), dtype=bool)
+        for j in range(lat.r):
+            has = lat.levels[ids, j] > 0
+            keep[has] &= self.state[ids[has] - lat.strides[j]] == -1
+        return ids[keep]
 
     # ------------------------------------------------------------------ optimum
     def value_of(self, node: int) -> float:
@@ -552,35 +711,58 @@ def _infeasible(enc: Encoded, search: LatticeSearch, algorithm: str) -> Infeasib
     )
 
 
-def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
-    """Run the optimal (``"flash"``) or exhaustive (``"exhaustive"``) search on ``enc``."""
+def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> LatticeResult:
+    """Run the optimal (``"flash"``) or exhaustive (``"exhaustive"``) search on ``enc``.
+
+    ``flash`` with ``k_minimal=False`` (the default) searches for the optimum only: nodes
+    whose lower bound exceeds the best value found are neither evaluated nor classified
+    (:meth:`LatticeSearch.classify_bounded`; ``state`` 0), and ``minimal`` holds the
+    k-minimal nodes the classification proves. ``k_minimal=True`` classifies every node
+    and returns every k-minimal node (as ``exhaustive`` does).
+    """
     t0 = time.perf_counter()
     check_dense(algorithm, enc.heights)
     search = LatticeSearch(enc)
     lat = search.lat
+    # with a monotone measure (no suppression) plain Flash classification evaluates fewer nodes
+    monotone_measure = enc.measure_monotone() and enc.monotone_feasibility
+    bounded = algorithm == "flash" and enc.monotone_feasibility and not monotone_measure and not k_minimal and search.bounds_available()
     if algorithm == "flash" and enc.monotone_feasibility:
+        if bounded:
+            search._init_bounds()
         # the top node has the least suppression: if it fails, nothing passes
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
         # starts by lowest relative distance Σ L_j/h_j; paths climb the attribute with the
         # fewest levels first (largest relative step 1/h_j): measure-independent
         prio = (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
-        search.classify_flash(prio, -prio)
+        if bounded:
+            search.classify_bounded(prio, -prio)
+        else:
+            search.classify_flash(prio, -prio)
     else:
         search.classify_all()
     feasible = search.state == 1
     if not feasible.any():
         raise _infeasible(enc, search, algorithm)
-    monotone_measure = enc.measure_monotone() and enc.monotone_feasibility
-    if algorithm == "exhaustive":
-        best = search.pick(np.flatnonzero(feasible))
-    elif monotone_measure:
-        best = search.optimum_monotone()
+    extra: dict[str, Any] = {"strategies": str(lat.n_strategies())}
+    if bounded:
+        best = search.optimum_bounded(monotone_measure)
+        search._bounded = False
+        search.state[search.state == _PRUNED] = 0
+        mins = search.proven_minimal()
+        extra["k_minimal_complete"] = False
+        extra["nodes_pruned"] = int((search.state == 0).sum())
     else:
-        best = search.optimum_exact()
-    mins = lat.minimal(feasible)
-    for m in mins:  # for the preference criteria (already evaluated by flash and exhaustive)
-        search.value_of(int(m))
+        if algorithm == "exhaustive":
+            best = search.pick(np.flatnonzero(feasible))
+        elif monotone_measure:
+            best = search.optimum_monotone()
+        else:
+            best = search.optimum_exact()
+        mins = lat.minimal(feasible)
+        for m in mins:  # for the preference criteria (already evaluated by flash and exhaustive)
+            search.value_of(int(m))
     return search.result(
         algorithm,
         best,
@@ -588,7 +770,7 @@ def run_search(enc: Encoded, algorithm: str) -> LatticeResult:
         t0,
         monotone_feasibility=enc.monotone_feasibility,
         monotone_measure=monotone_measure,
-        extra={"strategies": str(lat.n_strategies())},
+        extra=extra,
     )
 
 
