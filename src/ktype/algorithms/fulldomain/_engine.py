@@ -37,6 +37,15 @@ from ...data.dataset import Dataset
 from ...exceptions import HierarchyError, InvalidParameterError, UnsupportedModelError
 from ...models._base import ClassModel, PrivacyModel
 from ...models.kanonymity import KAnonymity
+from ...models.ldiversity import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    FrequencyLDiversity,
+    PSensitivity,
+    RecursiveCLDiversity,
+    as_fraction,
+)
+from ...models.tcloseness import TCloseness, _tree_arrays
 from ._kernels import (
     _class_stats,
     _evaluate_k_kernel,
@@ -51,7 +60,7 @@ from ._kernels import (
     fast_rollup,
 )
 
-__all__ = ["MEASURES", "Encoded", "FrequencyCache", "FrequencySet", "NodeEval", "feasibility_monotone", "suppression_limit"]
+__all__ = ["MEASURES", "Encoded", "FrequencyCache", "FrequencySet", "NodeEval", "feasibility_monotone", "relaxation", "suppression_limit"]
 
 #: measures available to the lattice searches (all are losses: lower is better)
 MEASURES = ("non_uniform_entropy", "loss_metric", "discernibility", "average_class_size", "precision", "height")
@@ -67,11 +76,122 @@ def suppression_limit(max_suppression: float, n: int) -> int:
 
 
 def _monotone_with_suppression(model: PrivacyModel) -> bool:
+    """Whether a class failing ``model`` has only failing sub-classes (then the records a
+    coarser node suppresses are suppressed at every finer node, and feasibility is monotone).
+
+    True for k-anonymity (a sub-class is smaller; survey §2.7) and for distinct ℓ-diversity /
+    p-sensitivity in class scope (a sub-class has no more distinct values): ARX's
+    ``isMonotonicWithSuppression``. Other models may declare ``monotone_with_suppression``.
+    """
     flag = getattr(model, "monotone_with_suppression", None)
     if flag is not None:
         return bool(flag)
-    # k-anonymity: outliers at a coarser node are a subset of those at a finer one (survey §2.7)
-    return isinstance(model, KAnonymity)
+    return isinstance(model, (KAnonymity, DistinctLDiversity, PSensitivity))
+
+
+def _min_emd(M: int, q: np.ndarray, distance: str, tree: tuple | None) -> float:
+    """Least EMD to ``q`` of any class of exactly ``M`` records (integer histograms), exact.
+
+    Hierarchical (and equal, a one-level tree): the EMD is
+    ``Σ_N w(N)·(Σ_{c child of N} |x(c)| − |x(N)|)/2`` over internal nodes ``N`` with
+    ``x(N) = P(N) − Q(N)`` (``min(pos, neg) = (pos + neg − |pos − neg|)/2``), separable over
+    children: a min-plus convolution of the children's tables over the number of records in
+    each subtree, bottom-up. Ordered: ``Σ_i |C_i/M − Q_i|/(V−1)`` over cumulative counts
+    ``C_1 ≤ … ≤ C_V = M``, a DP over ``C_i``.
+    """
+    idx = np.arange(M + 1)
+    if distance == "ordered":
+        V = len(q)
+        if V <= 1:
+            return 0.0
+        cq = np.cumsum(q)
+        f = np.abs(idx / M - cq[0]) / (V - 1)
+        for i in range(1, V):
+            f = np.minimum.accumulate(f) + np.abs(idx / M - cq[i]) / (V - 1)
+        return float(f[M])
+    assert tree is not None
+    children, Q, weight, order = tree
+    f: dict[int, np.ndarray] = {}
+    for N in order:  # deepest first
+        if not children[N]:
+            f[N] = np.zeros(M + 1)
+            continue
+        g = np.zeros(1)
+        for c in children[N]:
+            hc = f.pop(c) + weight[N] / 2 * np.abs(idx / M - Q[c])
+            tot = np.arange(len(g))[:, None] + idx[None, :]
+            A = g[:, None] + hc[None, :]
+            new = np.full(min(len(g) + M, M + 1), np.inf)
+            keep = tot <= M
+            np.minimum.at(new, tot[keep], A[keep])
+            g = new
+        f[N] = g - weight[N] / 2 * np.abs(idx[: len(g)] / M - Q[N])
+    return float(f[0][M])
+
+
+def tcloseness_min_size(model: TCloseness, dataset: Dataset, cap: int = 2000) -> int:
+    """Smallest class size at which some class can satisfy ``model`` (t-closeness): every
+    class with fewer records has an EMD above ``t`` (with a margin of 1e-9 beyond the
+    checker's 1e-10 slack), whatever its values (:func:`_min_emd`). At most ``cap``."""
+    q = model.table_distribution(dataset)
+    tree = None
+    if model.distance == "hierarchical":
+        lo, hi, parent, weight = _tree_arrays(model._hierarchy(dataset))
+        depth = model._hierarchy(dataset).node_depth
+        nn = len(lo)
+        children: list[list[int]] = [[] for _ in range(nn)]
+        for c in range(1, nn):
+            children[int(parent[c])].append(c)
+        cq = np.concatenate([[0.0], np.cumsum(q)])
+        tree = (children, cq[np.asarray(hi) + 1] - cq[np.asarray(lo)], weight, sorted(range(nn), key=lambda x: -int(depth[x])))
+    elif model.distance == "equal":
+        V = len(q)
+        tree = ([list(range(1, V + 1))] + [[] for _ in range(V)], np.concatenate([[1.0], q]), np.concatenate([[1.0], np.zeros(V)]),
+                list(range(V, -1, -1)))
+    limit = float(model.t) + 1e-10 + 1e-9
+    for M in range(1, min(cap, dataset.n) + 1):
+        if _min_emd(M, q, model.distance, tree) <= limit:
+            return M
+    return min(cap, dataset.n)
+
+
+def relaxation(models: tuple[PrivacyModel, ...], dataset: Dataset) -> tuple[int, dict[str, int]]:
+    """A monotone-with-suppression condition that every class passing ``models`` passes:
+    ``(k', {column: d})`` = at least ``k'`` records and at least ``d`` distinct values of each
+    sensitive ``column``.
+
+    A class passing distinct ℓ-diversity or p-sensitivity has ``ℓ`` (``p``) distinct values;
+    entropy ℓ-diversity needs ``log(distinct) ≥ H ≥ log ℓ − 1e-10``, so ``distinct ≥ ⌈ℓ(1 − 10⁻⁹)⌉``;
+    recursive (c, ℓ) needs ``r_1 < c·(r_ℓ + … + r_m)``, impossible with fewer than ``ℓ``
+    distinct values (the tail is empty); frequency ℓ-diversity needs ``|E|/f_max ≥ ℓ`` and
+    ``f_max ≥ |E|/distinct``, so ``distinct ≥ ⌈ℓ⌉``. ``d`` distinct values need ``d`` records.
+    t-closeness needs at least :func:`tcloseness_min_size` records.
+    """
+    k = 1
+    dist: dict[str, int] = {}
+    for m in models:
+        d = 0
+        if isinstance(m, KAnonymity):
+            k = max(k, int(m.k))
+        elif isinstance(m, DistinctLDiversity):
+            d = int(m.l)
+        elif isinstance(m, PSensitivity):
+            d = int(m.p)
+        elif isinstance(m, EntropyLDiversity):
+            d = int(np.ceil(float(m.l) * (1 - 1e-9)))
+        elif isinstance(m, RecursiveCLDiversity):
+            d = int(m.l)
+        elif isinstance(m, FrequencyLDiversity):
+            num, den = as_fraction(m.l)
+            d = -(-num // den)
+        elif isinstance(m, TCloseness):
+            k = max(k, tcloseness_min_size(m, dataset))
+        if d > 1:
+            col = m.sensitive_name(dataset)
+            if col is not None:
+                dist[col] = max(dist.get(col, 1), d)
+            k = max(k, d)
+    return k, dist
 
 
 def feasibility_monotone(models: tuple[PrivacyModel, ...], limit: int) -> bool:
@@ -124,6 +244,10 @@ class NodeEval:
     fs: FrequencySet | None = None
     ok: np.ndarray | None = None
     inv: np.ndarray | None = None
+    #: with :attr:`Encoded.relaxed`: records failing the relaxation (:func:`relaxation`), and
+    #: their suppression surcharge (additive measures; unscaled)
+    relaxed_sup: int = 0
+    relaxed_extra: float = 0.0
 
 
 class Encoded:
@@ -215,6 +339,10 @@ class Encoded:
                 self.sens_cols.append(col)
         self.bottom = FrequencySet(tab, cnt, hists, _pack_kernel(tab, self._shifts) if self.packs(np.zeros(r, dtype=np.int64)) else None)
         self.model_cols = [m.sensitive_name(dataset) for m in self.models]
+        #: feasibility is not monotone but suppression is allowed: evaluations also report the
+        #: records failing the monotone relaxation of the models (:func:`relaxation`)
+        self.relaxed = not self.monotone_feasibility and self.limit > 0
+        self.relax_k, self.relax_distinct = relaxation(self.models, dataset)
 
     def _flatten_tables(self) -> None:
         """Per-node lookups as flat arrays for the numba kernels (no per-node Python work).
@@ -438,7 +566,15 @@ class Encoded:
         # the value of an infeasible node is never used (only its bound, for discernibility)
         value = self._value(levels, n_ok, sup, sq, extra) if (feasible or always_value) else np.nan
         dm_bound = dm if self.measure == "discernibility" else 0.0
-        return NodeEval(n_ok, sup, feasible, value, dm_bound, fs if keep else None, ok, inv if need_inv else None)
+        ev = NodeEval(n_ok, sup, feasible, value, dm_bound, fs if keep else None, ok, inv if need_inv else None)
+        if self.relaxed:
+            ok2 = fs.cnt >= self.relax_k
+            for col, d in self.relax_distinct.items():
+                ok2 &= (fs.hists[col] > 0).sum(axis=1) >= d
+            ev.relaxed_sup = int(fs.cnt[~ok2].sum())
+            if ev.relaxed_sup:
+                ev.relaxed_extra = self._surcharge(fs, ok2, levels)
+        return ev
 
     def _surcharge(self, fs: FrequencySet, ok: np.ndarray, levels: np.ndarray) -> float:
         """Extra cost of the failing classes' records published as the root (additive measures)."""

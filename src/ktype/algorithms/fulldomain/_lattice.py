@@ -338,6 +338,7 @@ class LatticeSearch:
         self.dm_bound = np.zeros(N)
         self._tagging = False  # predictive tagging allowed (monotone classification running)
         self._bounded = False  # bounds and the best value are maintained (classify_bounded)
+        self._relaxed = False  # state holds the relaxation's feasibility (non-monotone models)
         self._cache = FrequencyCache(enc, _CACHE_BUDGET)  # roll-up sources by node id
 
     def result(
@@ -386,9 +387,10 @@ class LatticeSearch:
                 if hid not in self._cache:
                     ev = self.evaluate(hid, (0, self.enc.bottom))
                     if self.state[hid] == 0:
-                        self.state[hid] = 1 if ev.feasible else -1
+                        f = self._tag_feasible(ev)
+                        self.state[hid] = 1 if f else -1
                         if self._tagging:
-                            _tag_kernel(self.lat.heights, self.lat.strides, self.state, self.lat.levels[hid], ev.feasible, self.state[hid])
+                            _tag_kernel(self.lat.heights, self.lat.strides, self.state, self.lat.levels[hid], f, self.state[hid])
                     self._remember(hid, ev.fs)  # type: ignore[arg-type]
                 if hid in self._cache:
                     return hid, self._cache.get(hid)
@@ -416,9 +418,17 @@ class LatticeSearch:
         ev = self.evaluate(node)
         self._remember(node, ev.fs)  # type: ignore[arg-type]
         lv = self.lat.levels[node]
-        self.state[node] = 1 if ev.feasible else -1
+        f = self._tag_feasible(ev)
+        self.state[node] = 1 if f else -1
         if tag:
-            _tag_kernel(self.lat.heights, self.lat.strides, self.state, lv, ev.feasible, 1 if ev.feasible else -1)
+            _tag_kernel(self.lat.heights, self.lat.strides, self.state, lv, f, 1 if f else -1)
+        return f
+
+    def _tag_feasible(self, ev: NodeEval) -> bool:
+        """The feasibility ``state`` records and tags: the node's own, or in a relaxed search
+        (:meth:`classify_bounded` with non-monotone models) that of the monotone relaxation."""
+        if self._relaxed:
+            return ev.relaxed_sup <= self.enc.limit
         return ev.feasible
 
     # ------------------------------------------------------------------ classification
@@ -489,8 +499,12 @@ class LatticeSearch:
         else:
             self.mono = np.ascontiguousarray(enc.gen_cost(lat.levels), dtype=np.float64)
         self.sharp = np.zeros(lat.size)
-        # records suppressed at a coarser node are suppressed at every finer node (k-anonymity alone)
-        self._sharpen = enc.kanon_only and enc.limit > 0 and (self._dm or enc._surcharged)
+        # records suppressed at a coarser node are suppressed at every finer node when every
+        # model is monotone with suppression; for discernibility the surplus n - k needs
+        # k-anonymity alone (a class failing ℓ-diversity may be large)
+        self._sharpen = enc.limit > 0 and ((enc.kanon_only and self._dm) or (enc._surcharged and not self._dm))
+        self._relaxed = enc.relaxed
+        self.true_state = np.zeros(lat.size, dtype=np.int8) if self._relaxed else None
         self.best = np.inf
         self._bounded = True
 
@@ -508,11 +522,18 @@ class LatticeSearch:
         lv = self.lat.levels[node]
         if self._dm:  # Bayardo–Agrawal: holds for every generalization
             _box_max_kernel(self.lat.heights, self.lat.strides, self.mono, lv, True, float(ev.dm_bound))
+        if self._relaxed:
+            self.true_state[node] = 1 if ev.feasible else -1
+            if self._sharpen and ev.relaxed_sup:
+                # records failing the relaxation here fail it, hence the models, at every
+                # specialization, and pay there at least their surcharge here
+                add = float(self.enc._scale(ev.relaxed_extra))
+                _box_max_kernel(self.lat.heights, self.lat.strides, self.sharp, lv, False, add)
         if not ev.feasible:
             return
         if ev.value < self.best:
             self.best = float(ev.value)
-        if self._sharpen and ev.suppressed:
+        if self._sharpen and ev.suppressed and not self._relaxed:
             # every record suppressed here is suppressed at each specialization, where it pays
             # at least as much: (n - k) more for discernibility, for the additive measures at
             # least its surcharge here (its groups there are finer, so cheaper; the root is not)
@@ -609,18 +630,28 @@ class LatticeSearch:
             if self.mono[node] + self.sharp[node] > self._threshold():
                 continue
             self.value_of(int(node))
-        feas = np.flatnonzero(state == 1)
-        return self.pick(feas[self.evaluated[feas]])
+        if self._relaxed:
+            # the nodes' own feasibility where evaluated; the relaxation's infeasible nodes
+            # are infeasible; the rest is unknown
+            self.state[:] = np.where(self.evaluated, self.true_state, np.where(state == -1, -1, 0))
+        feas = np.flatnonzero(self.state == 1)
+        feas = feas[self.evaluated[feas]]
+        return self.pick(feas) if len(feas) else -1
 
     def proven_minimal(self) -> np.ndarray:
         """Feasible nodes whose direct specializations are all classified infeasible: the
         k-minimal nodes a partial (bounded) classification proves."""
         lat = self.lat
         ids = np.flatnonzero(self.state == 1)
+        if self.enc.monotone_feasibility:
+            below_ok = self.state == -1  # a direct specialization infeasible: all below it are
+        else:  # every node below the specialization must be known infeasible
+            open_ = self._propagate((self.state != -1).astype(float))
+            below_ok = open_ == 0
         keep = np.ones(len(ids), dtype=bool)
         for j in range(lat.r):
             has = lat.levels[ids, j] > 0
-            keep[has] &= self.state[ids[has] - lat.strides[j]] == -1
+            keep[has] &= below_ok[ids[has] - lat.strides[j]]
         return ids[keep]
 
     # ------------------------------------------------------------------ optimum
@@ -726,34 +757,42 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     lat = search.lat
     # with a monotone measure (no suppression) plain Flash classification evaluates fewer nodes
     monotone_measure = enc.measure_monotone() and enc.monotone_feasibility
-    bounded = algorithm == "flash" and enc.monotone_feasibility and not monotone_measure and not k_minimal and search.bounds_available()
-    if algorithm == "flash" and enc.monotone_feasibility:
-        if bounded:
-            search._init_bounds()
-        # the top node has the least suppression: if it fails, nothing passes
+    bounded = (
+        algorithm == "flash"
+        and not k_minimal
+        and search.bounds_available()
+        and ((enc.monotone_feasibility and not monotone_measure) or enc.relaxed)
+    )
+    # starts by lowest relative distance Σ L_j/h_j; paths climb the attribute with the
+    # fewest levels first (largest relative step 1/h_j): measure-independent
+    prio = (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
+    if bounded:
+        search._init_bounds()
+        # the top node has the least suppression (of the models, or of their relaxation):
+        # if it fails, nothing passes
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
-        # starts by lowest relative distance Σ L_j/h_j; paths climb the attribute with the
-        # fewest levels first (largest relative step 1/h_j): measure-independent
-        prio = (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
-        if bounded:
-            search.classify_bounded(prio, -prio)
-        else:
-            search.classify_flash(prio, -prio)
+        search.classify_bounded(prio, -prio)
+    elif algorithm == "flash" and enc.monotone_feasibility:
+        if not search.check(lat.top, tag=True):
+            raise _infeasible(enc, search, algorithm)
+        search.classify_flash(prio, -prio)
     else:
         search.classify_all()
-    feasible = search.state == 1
-    if not feasible.any():
-        raise _infeasible(enc, search, algorithm)
     extra: dict[str, Any] = {"strategies": str(lat.n_strategies())}
     if bounded:
         best = search.optimum_bounded(monotone_measure)
         search._bounded = False
         search.state[search.state == _PRUNED] = 0
+        if best < 0:
+            raise _infeasible(enc, search, algorithm)
         mins = search.proven_minimal()
         extra["k_minimal_complete"] = False
         extra["nodes_pruned"] = int((search.state == 0).sum())
     else:
+        feasible = search.state == 1
+        if not feasible.any():
+            raise _infeasible(enc, search, algorithm)
         if algorithm == "exhaustive":
             best = search.pick(np.flatnonzero(feasible))
         elif monotone_measure:
