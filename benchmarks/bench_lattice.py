@@ -5,17 +5,23 @@ Adult (``shared/data/adult``, 30,162 rows, all 9 columns as quasi-identifiers, A
 hierarchies: 12,960 lattice nodes) and FARS (``shared/data/fars``, 100,937 rows, 8
 quasi-identifiers, ARX hierarchies via ``Hierarchy.from_arx_csv``: 20,736 nodes), for
 k ∈ {5, 100}, ``max_suppression`` ∈ {0, 0.04} and the measures non-uniform entropy, loss and
-discernibility. Recorded per run, in-process wall time: encoding (frequency set of the
-bottom node, level maps) and search, nodes evaluated, feasible / k-minimal counts, optimum
-level vector and value. Each configuration is timed ``--repeat`` times (median reported).
+discernibility; plus the ℓ-diversity / t-closeness settings of issue #13 on Adult (the 8
+other columns as quasi-identifiers, ``occupation`` sensitive: 4,320 nodes, 4% suppression,
+loss): distinct ℓ=3, entropy ℓ=3, recursive (c=4, ℓ=3), hierarchical t=0.2, each model alone.
+Recorded per configuration: in-process wall time and CPU time (``time.process_time``) of
+encoding (frequency set of the bottom node, level maps) plus search, nodes evaluated, nodes
+pruned by bounds, feasible / proven k-minimal counts, optimum level vector and value, and
+ARX 3.9.2's time on this machine where issue #13 gives one (``arx_s``, the low end of its
+range; ``× ARX`` = ``arx_s`` / our CPU time). Each configuration is timed ``--repeat`` times
+(median reported); the load average is recorded at start and end.
 
 No timing assertions. Results: ``benchmarks/results/lattice.json`` and ``lattice.md``.
 
 Usage::
 
-    python benchmarks/bench_lattice.py                 # everything (a few minutes)
+    python benchmarks/bench_lattice.py --repeat 3      # everything (about a minute idle)
     python benchmarks/bench_lattice.py --quick         # Adult, k=5 only
-    python benchmarks/bench_lattice.py --data adult --k 5 --suppression 0.04 --measure loss_metric
+    python benchmarks/bench_lattice.py --data adult --k 5 --suppression 0.04 --measure loss_metric --no-ldiv
 """
 
 from __future__ import annotations
@@ -39,6 +45,17 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 DATA = shared_data_dir()  # ../shared/data beside the repository, $KTYPE_SHARED_DATA, /work/shared/data
 MEASURES = ["non_uniform_entropy", "loss_metric", "discernibility"]
+#: ARX 3.9.2's optimal search on this machine (issue #13; low end of the measured range), seconds
+ARX = {
+    ("adult", 5, 0.04, "non_uniform_entropy"): 0.9,
+    ("adult", 5, 0.04, "loss_metric"): 1.1,
+    ("fars", 5, 0.04, "discernibility"): 3.9,
+    ("fars", 5, 0.04, "loss_metric"): 4.6,
+    ("adult-occupation", "distinct l=3", 0.04, "loss_metric"): 0.36,
+    ("adult-occupation", "entropy l=3", 0.04, "loss_metric"): 0.41,
+    ("adult-occupation", "recursive (4,3)", 0.04, "loss_metric"): 0.39,
+    ("adult-occupation", "hierarchical t=0.2", 0.04, "loss_metric"): 0.85,
+}
 
 
 def load(name: str):
@@ -55,42 +72,70 @@ def load(name: str):
         df = pd.read_csv(folder / "fars_int.csv", sep=";", dtype=str)
         qis = list(df.columns)
         hier = {c: Hierarchy.from_arx_csv(folder / f"fars_int_hierarchy_{c}.csv", name=c) for c in qis}
+    elif name == "adult-occupation":
+        folder = DATA / "adult"
+        df = pd.read_csv(folder / "adult.csv", sep=";", dtype=str)
+        hier = {c: Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{c}.csv", name=c) for c in df.columns}
+        qis = [c for c in df.columns if c != "occupation"]
+        return Dataset(df, quasi_identifiers=qis, sensitive=["occupation"], hierarchies=hier, name=name)
     else:
         raise SystemExit(f"unknown dataset {name!r}")
     return Dataset(df, quasi_identifiers=qis, hierarchies=hier, name=name)
 
 
-def config(ds, k: int, sup: float, measure: str) -> dict[str, Any]:
-    """The configuration columns of a result row."""
+def ldiv_models() -> dict[str, Any]:
+    """The ℓ-diversity / t-closeness settings of issue #13 (each model alone)."""
+    from ktype.models.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+    from ktype.models.tcloseness import TCloseness
+
+    return {
+        "distinct l=3": DistinctLDiversity(3),
+        "entropy l=3": EntropyLDiversity(3),
+        "recursive (4,3)": RecursiveCLDiversity(4, 3),
+        "hierarchical t=0.2": TCloseness(0.2, distance="hierarchical"),
+    }
+
+
+def config(ds, k: int | str, sup: float, measure: str) -> dict[str, Any]:
+    """The configuration columns of a result row (``k``: the k of k-anonymity, or a model's name)."""
     return {"dataset": ds.name, "n": ds.n, "qis": ds.r, "k": k, "max_suppression": sup, "measure": measure}
 
 
-def one(ds, k: int, sup: float, measure: str, repeat: int) -> dict[str, Any]:
+def one(ds, k: int | str, sup: float, measure: str, repeat: int, model: Any = None) -> dict[str, Any]:
     from ktype.algorithms.fulldomain._engine import Encoded
     from ktype.algorithms.fulldomain._lattice import run_search
     from ktype.models.kanonymity import KAnonymity
 
-    times, enc_times, res = [], [], None
+    models = (KAnonymity(int(k)),) if model is None else (model,)
+    times, cpus, enc_times, res = [], [], [], None
     for _ in range(repeat):
+        c0 = time.process_time()
         t0 = time.perf_counter()
-        enc = Encoded(ds, (KAnonymity(k),), sup, measure)
+        enc = Encoded(ds, models, sup, measure)
         t1 = time.perf_counter()
         res = run_search(enc, "flash")
         t2 = time.perf_counter()
+        cpus.append(time.process_time() - c0)
         enc_times.append(t1 - t0)
         times.append(t2 - t0)
     assert res is not None
+    cpu = statistics.median(cpus)
+    arx = ARX.get((ds.name, k, sup, measure))
     return {
         **config(ds, k, sup, measure),
         "wall_s": round(statistics.median(times), 4),
+        "cpu_s": round(cpu, 4),
         "encode_s": round(statistics.median(enc_times), 4),
         "nodes": res.n_nodes,
         "nodes_evaluated": res.n_evaluated,
+        "nodes_pruned": int(res.extra.get("nodes_pruned", 0)),
         "feasible": int((res.state == 1).sum()),
         "k_minimal": int(len(res.minimal)),
         "optimum": [int(x) for x in res.optimum],
         "value": res.value,
         "suppressed": res.optimum_suppressed,
+        "arx_s": arx,
+        "x_arx": round(arx / cpu, 1) if arx else None,
     }
 
 
@@ -124,21 +169,28 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     lines = [
         "# Full-domain lattice search (`flash`)",
         "",
-        f"Machine: {meta['env']['cpus']} CPUs, load average at start {tuple(round(x, 2) for x in meta['env']['load_avg'])}; "
-        f"Python {meta['env']['python']}, numpy {meta['env']['numpy']}, numba {meta['env']['numba']}. "
-        f"Median of {meta['repeat']} run(s), in-process, after a warm-up. `wall_s` includes encoding (`encode_s`).",
+        f"Machine: {meta['env']['cpus']} CPUs, load average at start {tuple(round(x, 2) for x in meta['env']['load_avg'])}, "
+        f"at end {tuple(round(x, 2) for x in meta.get('load_end', meta['env']['load_avg']))}; "
+        f"Python {meta['env']['python']}, numpy {meta['env']['numpy']}, numba {meta['env']['numba']}, commit {meta['env']['commit'][:8]}. "
+        f"Median of {meta['repeat']} run(s), in-process, after a warm-up. `wall_s` and `cpu_s` (process CPU time) include "
+        "encoding (`encode_s`, wall). `k`: the k of k-anonymity, or the model (alone) of the ℓ/t rows. `pruned`: nodes a "
+        "bound excluded without evaluating or classifying them; `k-minimal`: the k-minimal nodes the search proved. "
+        "`ARX s`: ARX 3.9.2's optimal search on this machine (issue #13, low end of its range); `× ARX` = `ARX s` / `cpu_s`.",
         "",
-        "| data | k | sup | measure | wall_s | encode_s | nodes | evaluated | feasible | k-minimal | optimum | value | suppressed |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| data | k / model | sup | measure | wall_s | cpu_s | encode_s | nodes | evaluated | pruned | feasible | k-minimal | optimum | value | suppressed | ARX s | × ARX |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        arx = f"{r['arx_s']:.2f} | {r['x_arx']:.1f}×" if r.get("arx_s") else " | "
         lines.append(
-            f"| {r['dataset']} | {r['k']} | {r['max_suppression']:.0%} | {r['measure']} | {r['wall_s']:.3f} | {r['encode_s']:.3f} | "
-            f"{r['nodes']} | {r['nodes_evaluated']} | {r['feasible']} | {r['k_minimal']} | {r['optimum']} | {r['value']:.6g} | {r['suppressed']} |"
+            f"| {r['dataset']} | {r['k']} | {r['max_suppression']:.0%} | {r['measure']} | {r['wall_s']:.3f} | {r['cpu_s']:.3f} | {r['encode_s']:.3f} | "
+            f"{r['nodes']} | {r['nodes_evaluated']} | {r['nodes_pruned']} | {r['feasible']} | {r['k_minimal']} | {r['optimum']} | {r['value']:.6g} | "
+            f"{r['suppressed']} | {arx} |"
         )
     lines += [
         "",
-        "Goals (2-core machine): Adult k=5 at 0% ≤ 0.3 s; at 4% ≤ 2 s; FARS k=5 at 4% ≤ 2 s.",
+        "Goals (issue #13, item 3): `flash` ≥ 10× ARX on the 4%-suppression rows with an ARX time and ≥ 3× ARX on the ℓ/t rows.",
+        "(Issue #3: Adult k=5 at 0% ≤ 0.3 s; at 4% ≤ 2 s; FARS k=5 at 4% ≤ 2 s.)",
         "",
     ]
     return "\n".join(lines)
@@ -152,6 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--measure", nargs="*", default=MEASURES)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="Adult, k=5 only")
+    ap.add_argument("--no-ldiv", action="store_true", help="skip the l-diversity / t-closeness rows")
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
     if args.quick:
@@ -169,6 +222,15 @@ def main(argv: list[str] | None = None) -> None:
                     r = one(ds, k, sup, meas, args.repeat)
                     rows.append(r)
                     print(json.dumps(r), flush=True)
+    if not args.no_ldiv and not args.quick:
+        ds = load("adult-occupation")
+        models = ldiv_models()
+        one(ds.subset(range(2000)), "hierarchical t=0.2", 0.04, "loss_metric", 1, models["hierarchical t=0.2"])  # warm-up
+        for name, model in models.items():
+            r = one(ds, name, 0.04, "loss_metric", args.repeat, model)
+            rows.append(r)
+            print(json.dumps(r), flush=True)
+    meta["load_end"] = os.getloadavg()
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "" if not args.quick else "-quick"
     write(args.out / f"lattice{suffix}.json", json.dumps({"meta": meta, "results": rows}, indent=1))
