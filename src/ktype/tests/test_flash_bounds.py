@@ -273,3 +273,26 @@ def test_relaxed_bounded_flash_equals_exhaustive(seed):
             assert_bounded_agrees(a, b)
             if a is not None:
                 assert b is not None and set(map(tuple, a.minimal.tolist())) <= set(map(tuple, b.minimal.tolist()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_compiled_verdicts_equal_the_models(seed):
+    """Encoded._fast_verdicts (numba) = each model's own class_verdicts, on random
+    histograms including classes exactly at the threshold (uniform, equal to the table)."""
+    ds, sup, rng = _sensitive_table(seed)
+    V = len(ds.sensitive_values["s"])
+    hist = rng.integers(0, 4, size=(200, V)) * rng.integers(0, 2, size=(200, V))
+    table = np.bincount(ds.sensitive_codes["s"], minlength=V)
+    hist = np.vstack([hist, np.eye(V, dtype=np.int64) * 3, np.ones((1, V), dtype=np.int64), table[None, :], 2 * table[None, :]])
+    hist = hist[hist.sum(axis=1) > 0].astype(np.int64)
+    cnt = hist.sum(axis=1).astype(np.int64)
+    for model in _models(rng) + [KAnonymity(3)]:
+        try:
+            model.validate(ds)
+        except Exception:
+            continue
+        enc = Encoded(ds, (model,), sup, "loss_metric")
+        fast = enc._fast_verdicts(model, cnt, hist)
+        assert fast is not None
+        assert (fast == np.asarray(model.class_verdicts(cnt, hist, ds), dtype=bool)).all(), model

@@ -37,6 +37,7 @@ from ...data.dataset import Dataset
 from ...exceptions import HierarchyError, InvalidParameterError, UnsupportedModelError
 from ...models._base import ClassModel, PrivacyModel
 from ...models.kanonymity import KAnonymity
+from ...models.ldiversity import TOLERANCE as LDIV_TOLERANCE
 from ...models.ldiversity import (
     DistinctLDiversity,
     EntropyLDiversity,
@@ -45,11 +46,18 @@ from ...models.ldiversity import (
     RecursiveCLDiversity,
     as_fraction,
 )
+from ...models.tcloseness import TOLERANCE as T_TOLERANCE
 from ...models.tcloseness import TCloseness, _tree_arrays
 from ._kernels import (
     _class_stats,
+    _distinct_kernel,
+    _emd_equal_kernel,
+    _emd_ordered_kernel,
+    _emd_tree_kernel,
+    _entropy_kernel,
     _evaluate_k_kernel,
     _pack_kernel,
+    _recursive_kernel,
     _rollup_kernel,
     _rollup_packed_kernel,
     _source_kernel,
@@ -519,12 +527,55 @@ class Encoded:
         return FrequencySet(tab, cnt, hists, codes), inv
 
     def verdicts(self, fs: FrequencySet) -> np.ndarray:
-        """Whether each class passes every model."""
+        """Whether each class passes every model (compiled for the ℓ-diversity / t-closeness
+        models, :meth:`_fast_verdicts`; else the model's ``class_verdicts``)."""
         if self._kfast:
             return fs.cnt >= self._kfast
         ok = np.ones(fs.n_rows, dtype=bool)
         for m, col in zip(self.models, self.model_cols):
-            ok &= np.asarray(m.class_verdicts(fs.cnt, fs.hists.get(col) if col else None, self.dataset), dtype=bool)
+            hist = fs.hists.get(col) if col else None
+            fast = self._fast_verdicts(m, fs.cnt, hist)
+            ok &= fast if fast is not None else np.asarray(m.class_verdicts(fs.cnt, hist, self.dataset), dtype=bool)
+        return ok
+
+    def _fast_verdicts(self, m: PrivacyModel, cnt: np.ndarray, hist: np.ndarray | None) -> np.ndarray | None:
+        """The verdicts of ``m`` by a numba kernel, identical to ``m.class_verdicts``: exact
+        integer tests (distinct, p-sensitivity, recursive (c, ℓ), k-anonymity); for the
+        floating-point scores (entropy, EMD) the classes whose score lies within 1e-9 of the
+        threshold are re-judged by ``m.class_verdicts`` itself. None: no kernel for ``m``."""
+        kind = type(m)
+        if kind is KAnonymity:
+            return cnt >= m.k
+        if hist is None:
+            return None
+        if kind is DistinctLDiversity or kind is PSensitivity:
+            return _distinct_kernel(hist) >= (m.l if kind is DistinctLDiversity else m.p)
+        if kind is FrequencyLDiversity:
+            num, den = as_fraction(m.l)
+            return hist.max(axis=1) * num <= cnt * den
+        if kind is RecursiveCLDiversity:
+            num, den = as_fraction(m.c)
+            return _recursive_kernel(hist, int(m.l), int(num), int(den))
+        if kind is EntropyLDiversity:
+            score = _entropy_kernel(hist, cnt)
+            thr = float(np.log(float(m.l)) - LDIV_TOLERANCE)
+            ok = score >= thr
+        elif kind is TCloseness:
+            q = m.table_distribution(self.dataset)
+            if m.distance == "hierarchical":
+                lo, hi, parent, weight = _tree_arrays(m._hierarchy(self.dataset))
+                score = _emd_tree_kernel(hist, cnt, q, lo, hi, parent, np.asarray(weight, dtype=np.float64))
+            elif m.distance == "ordered":
+                score = _emd_ordered_kernel(hist, cnt, q)
+            else:
+                score = _emd_equal_kernel(hist, cnt, q)
+            thr = float(m.t) + T_TOLERANCE
+            ok = score <= thr
+        else:
+            return None
+        near = np.flatnonzero(np.abs(score - thr) <= 1e-9)
+        if len(near):
+            ok[near] = np.asarray(m.class_verdicts(cnt[near], hist[near], self.dataset), dtype=bool)
         return ok
 
     def evaluate(

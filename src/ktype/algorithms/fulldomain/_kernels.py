@@ -14,11 +14,17 @@ import numpy as np
 __all__ = [
     "_box_max_kernel",
     "_class_stats",
+    "_distinct_kernel",
+    "_emd_equal_kernel",
+    "_emd_ordered_kernel",
+    "_emd_tree_kernel",
+    "_entropy_kernel",
     "_evaluate_k_kernel",
     "_merge_keys",
     "_pack_kernel",
     "_path_bounded_kernel",
     "_path_kernel",
+    "_recursive_kernel",
     "_rollup_key_kernel",
     "_rollup_kernel",
     "_rollup_packed_kernel",
@@ -473,3 +479,116 @@ def _path_bounded_kernel(levels, heights, strides, state, climb, start, mono, sh
         path[m] = best
         m += 1
         cur = best
+
+
+@numba.njit(cache=True)
+def _entropy_kernel(hist, sizes):  # pragma: no cover - compiled
+    """Entropy (natural log) of each class's sensitive histogram (EntropyLDiversity.entropy)."""
+    g, V = hist.shape
+    out = np.empty(g)
+    for i in range(g):
+        s = float(max(sizes[i], 1))
+        h = 0.0
+        for v in range(V):
+            c = hist[i, v]
+            if c > 0:
+                p = c / s
+                h -= p * np.log(p)
+        out[i] = h
+    return out
+
+
+@numba.njit(cache=True)
+def _recursive_kernel(hist, ell, num, den):  # pragma: no cover - compiled
+    """Recursive (c, ℓ = ``ell``) verdicts: ``r_1·den < (r_ℓ + … + r_m)·num``, ``r`` sorted descending."""
+    g, V = hist.shape
+    out = np.empty(g, dtype=np.bool_)
+    buf = np.empty(V, dtype=np.int64)
+    for i in range(g):
+        for v in range(V):
+            buf[v] = hist[i, v]
+        buf.sort()
+        r1 = buf[V - 1] if V else 0
+        tail = 0
+        for v in range(V - ell + 1):  # the V - ell + 1 smallest = ranks ell..V
+            tail += buf[v]
+        out[i] = r1 * den < tail * num
+    return out
+
+
+@numba.njit(cache=True)
+def _distinct_kernel(hist):  # pragma: no cover - compiled
+    """Number of distinct sensitive values of each class."""
+    g, V = hist.shape
+    out = np.zeros(g, dtype=np.int64)
+    for i in range(g):
+        for v in range(V):
+            if hist[i, v] > 0:
+                out[i] += 1
+    return out
+
+
+@numba.njit(cache=True)
+def _emd_tree_kernel(hist, sizes, q, lo, hi, parent, weight):  # pragma: no cover - compiled
+    """Hierarchical EMD of each class to ``q`` (tcloseness.emd_hierarchical): with
+    ``E(N) = Σ_{leaves of N} (p − q)``, ``Σ_N weight(N)·min(pos(N), neg(N))`` over the
+    positive / negative ``E`` of ``N``'s children."""
+    g, V = hist.shape
+    nn = lo.shape[0]
+    out = np.empty(g)
+    C = np.empty(V + 1)
+    E = np.empty(nn)
+    pos = np.empty(nn)
+    neg = np.empty(nn)
+    for i in range(g):
+        s = float(max(sizes[i], 1))
+        C[0] = 0.0
+        for v in range(V):
+            C[v + 1] = C[v] + (hist[i, v] / s - q[v])
+        for N in range(nn):
+            E[N] = C[hi[N] + 1] - C[lo[N]]
+            pos[N] = 0.0
+            neg[N] = 0.0
+        for c in range(1, nn):
+            e = E[c]
+            if e > 0:
+                pos[parent[c]] += e
+            else:
+                neg[parent[c]] -= e
+        tot = 0.0
+        for N in range(nn):
+            tot += min(pos[N], neg[N]) * weight[N]
+        out[i] = tot
+    return out
+
+
+@numba.njit(cache=True)
+def _emd_ordered_kernel(hist, sizes, q):  # pragma: no cover - compiled
+    """Ordered EMD of each class to ``q``: ``Σ_i |Σ_{v ≤ i} (p_v − q_v)| / (V − 1)``."""
+    g, V = hist.shape
+    out = np.zeros(g)
+    if V <= 1:
+        return out
+    for i in range(g):
+        s = float(max(sizes[i], 1))
+        c = 0.0
+        tot = 0.0
+        for v in range(V):
+            c += hist[i, v] / s - q[v]
+            tot += abs(c)
+        out[i] = tot / (V - 1)
+    return out
+
+
+@numba.njit(cache=True)
+def _emd_equal_kernel(hist, sizes, q):  # pragma: no cover - compiled
+    """Equal-distance EMD of each class to ``q``: ``½ Σ |p − q|``."""
+    g, V = hist.shape
+    out = np.empty(g)
+    for i in range(g):
+        s = float(max(sizes[i], 1))
+        tot = 0.0
+        for v in range(V):
+            tot += abs(hist[i, v] / s - q[v])
+        out[i] = 0.5 * tot
+    return out
