@@ -500,19 +500,31 @@ def _entropy_kernel(hist, sizes):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _recursive_kernel(hist, ell, num, den):  # pragma: no cover - compiled
-    """Recursive (c, ℓ = ``ell``) verdicts: ``r_1·den < (r_ℓ + … + r_m)·num``, ``r`` sorted descending."""
+    """Recursive (c, ℓ = ``ell``) verdicts: ``r_1·den < (r_ℓ + … + r_m)·num``, ``r`` sorted
+    descending: the tail is the class size minus its ``ℓ − 1`` largest counts (kept by
+    insertion, no sort)."""
     g, V = hist.shape
     out = np.empty(g, dtype=np.bool_)
-    buf = np.empty(V, dtype=np.int64)
+    t = max(ell - 1, 1)
+    top = np.empty(t, dtype=np.int64)
     for i in range(g):
+        for a in range(t):
+            top[a] = 0
+        total = 0
         for v in range(V):
-            buf[v] = hist[i, v]
-        buf.sort()
-        r1 = buf[V - 1] if V else 0
-        tail = 0
-        for v in range(V - ell + 1):  # the V - ell + 1 smallest = ranks ell..V
-            tail += buf[v]
-        out[i] = r1 * den < tail * num
+            x = hist[i, v]
+            total += x
+            if x > top[t - 1]:
+                a = t - 1
+                while a > 0 and top[a - 1] < x:
+                    top[a] = top[a - 1]
+                    a -= 1
+                top[a] = x
+        head = 0
+        if ell > 1:
+            for a in range(ell - 1):
+                head += top[a]
+        out[i] = top[0] * den < (total - head) * num
     return out
 
 
