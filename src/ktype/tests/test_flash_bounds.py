@@ -229,8 +229,9 @@ def _tree_of(model, ds):
 @given(seed=st.integers(0, 2**32 - 1))
 def test_relaxation_holds_for_every_passing_class(seed):
     """Every class (at every node) that passes a model passes its relaxation: at least k'
-    records and d distinct sensitive values (so failing the relaxation implies failing)."""
-    from ktype.algorithms.fulldomain._engine import relaxation
+    records, d distinct sensitive values, and for t-closeness a least EMD over the
+    distributions on its value set of at most t (so failing the relaxation implies failing)."""
+    from ktype.algorithms.fulldomain._engine import relaxation, support_conditions
     from ktype.algorithms.fulldomain._lattice import Lattice
 
     ds, sup, rng = _sensitive_table(seed)
@@ -249,6 +250,11 @@ def test_relaxation_holds_for_every_passing_class(seed):
             for col, d in dist.items():
                 ok2 &= (ev.fs.hists[col] > 0).sum(axis=1) >= d
             assert not (ev.ok & ~ok2).any(), (model, k2, dist)
+            for col, gd, q, lim in support_conditions((model,), ds):
+                # least EMD over distributions on the class's values, by brute force
+                present = ev.fs.hists[col] > 0
+                least = np.array([(q * np.where(p[None, :], gd, np.inf).min(axis=1)).sum() for p in present])
+                assert not (ev.ok & (least > lim)).any(), model
 
 
 @settings(max_examples=25, deadline=None)

@@ -62,13 +62,25 @@ from ._kernels import (
     _rollup_packed_kernel,
     _source_kernel,
     _sum_rows,
+    _support_emd_kernel,
     _surcharge_packed,
     _surcharge_tab,
     _unpack_kernel,
     fast_rollup,
 )
 
-__all__ = ["MEASURES", "Encoded", "FrequencyCache", "FrequencySet", "NodeEval", "feasibility_monotone", "relaxation", "suppression_limit"]
+__all__ = [
+    "MEASURES",
+    "Encoded",
+    "FrequencyCache",
+    "FrequencySet",
+    "NodeEval",
+    "feasibility_monotone",
+    "ground_distance",
+    "relaxation",
+    "support_conditions",
+    "suppression_limit",
+]
 
 #: measures available to the lattice searches (all are losses: lower is better)
 MEASURES = ("non_uniform_entropy", "loss_metric", "discernibility", "average_class_size", "precision", "height")
@@ -161,6 +173,44 @@ def tcloseness_min_size(model: TCloseness, dataset: Dataset, cap: int = 2000) ->
         if _min_emd(M, q, model.distance, tree) <= limit:
             return M
     return min(cap, dataset.n)
+
+
+def ground_distance(model: TCloseness, dataset: Dataset) -> np.ndarray:
+    """``(V, V)`` ground distance of a t-closeness model between sensitive values (codes in
+    leaf-rank order): equal 1 (0 on the diagonal), ordered ``|i − j|/(V − 1)``, hierarchical
+    the weight ``height(N)/H`` of the lowest node ``N`` holding both (tcloseness module)."""
+    V = len(model.table_distribution(dataset))
+    idx = np.arange(V)
+    if model.distance == "equal":
+        return (idx[:, None] != idx[None, :]).astype(float)
+    if model.distance == "ordered":
+        return np.abs(idx[:, None] - idx[None, :]) / max(V - 1, 1)
+    lo, hi, _, weight = _tree_arrays(model._hierarchy(dataset))
+    d = np.full((V, V), np.inf)
+    a = np.minimum(idx[:, None], idx[None, :])
+    b = np.maximum(idx[:, None], idx[None, :])
+    for N in range(len(lo)):
+        inside = (a >= lo[N]) & (b <= hi[N])
+        d[inside] = np.minimum(d[inside], weight[N])
+    d[idx, idx] = 0.0
+    return d
+
+
+def support_conditions(models: tuple[PrivacyModel, ...], dataset: Dataset) -> list[tuple[str, np.ndarray, np.ndarray, float]]:
+    """Fail-inherited conditions of the t-closeness models on a class's *set* of sensitive
+    values: ``(column, ground distance, q, limit)``. A class passing ``TCloseness(t)`` has
+    EMD ≤ t (+1e-10); any distribution on its value set ``D`` has EMD ≥
+    ``Σ_v q_v·min_{u ∈ D} d(v, u)`` (each unit of ``q`` travels to ``D``), so that sum is
+    ≤ t too; a sub-class has a subset of the values, so a larger sum: failing is inherited.
+    The limit carries a margin of 1e-9 beyond the checker's slack."""
+    out = []
+    for m in models:
+        if isinstance(m, TCloseness):
+            col = m.sensitive_name(dataset)
+            if col is not None:
+                out.append((col, np.ascontiguousarray(ground_distance(m, dataset)), m.table_distribution(dataset),
+                            float(m.t) + 1e-10 + 1e-9))
+    return out
 
 
 def relaxation(models: tuple[PrivacyModel, ...], dataset: Dataset) -> tuple[int, dict[str, int]]:
@@ -351,6 +401,7 @@ class Encoded:
         #: records failing the monotone relaxation of the models (:func:`relaxation`)
         self.relaxed = not self.monotone_feasibility and self.limit > 0
         self.relax_k, self.relax_distinct = relaxation(self.models, dataset)
+        self.relax_support = support_conditions(self.models, dataset) if self.relaxed else []
 
     def _flatten_tables(self) -> None:
         """Per-node lookups as flat arrays for the numba kernels (no per-node Python work).
@@ -621,8 +672,10 @@ class Encoded:
         if self.relaxed:
             ok2 = fs.cnt >= self.relax_k
             for col, d in self.relax_distinct.items():
-                ok2 &= (fs.hists[col] > 0).sum(axis=1) >= d
-            ev.relaxed_sup = int(fs.cnt[~ok2].sum())
+                ok2 &= _distinct_kernel(fs.hists[col]) >= d
+            for col, dist, q, lim in self.relax_support:
+                ok2 &= _support_emd_kernel(fs.hists[col], dist, q) <= lim
+            _, ev.relaxed_sup, _, _ = _class_stats(fs.cnt, ok2, self.k)
             if ev.relaxed_sup:
                 ev.relaxed_extra = self._surcharge(fs, ok2, levels)
         return ev

@@ -31,6 +31,7 @@ __all__ = [
     "_source_kernel",
     "_spread_max_kernel",
     "_sum_rows",
+    "_support_emd_kernel",
     "_surcharge_packed",
     "_surcharge_tab",
     "_tag_kernel",
@@ -603,4 +604,23 @@ def _emd_equal_kernel(hist, sizes, q):  # pragma: no cover - compiled
         for v in range(V):
             tot += abs(hist[i, v] / s - q[v])
         out[i] = 0.5 * tot
+    return out
+
+
+@numba.njit(cache=True)
+def _support_emd_kernel(hist, dist, q):  # pragma: no cover - compiled
+    """Per class: ``Σ_v q_v · min_{u : hist[u] > 0} dist[v, u]``, the least EMD to ``q`` of
+    any distribution on the class's sensitive values (every unit of ``q`` at ``v`` travels
+    at least to the nearest value present)."""
+    g, V = hist.shape
+    out = np.empty(g)
+    for i in range(g):
+        tot = 0.0
+        for v in range(V):
+            best = np.inf
+            for u in range(V):
+                if hist[i, u] > 0 and dist[v, u] < best:
+                    best = dist[v, u]
+            tot += q[v] * best
+        out[i] = tot
     return out
