@@ -41,6 +41,23 @@ def assert_bounded_agrees(a: LatticeResult | None, b: LatticeResult | None) -> N
     assert a.n_evaluated <= b.n_evaluated
 
 
+def random_hierarchy(rng: np.random.Generator, name: str, values: list[str], height: int) -> Hierarchy:
+    """A random uniform-depth hierarchy of ``height`` levels over ``values``: each level
+    merges random runs of adjacent groups of the level below; the top is ``*``."""
+    groups = np.arange(len(values))
+    rows = [[v] for v in values]
+    for lev in range(1, height):
+        ng = int(groups.max()) + 1
+        merge = rng.random(max(ng - 1, 0)) < 0.5
+        newid = np.concatenate([[0], np.cumsum(~merge)])
+        groups = newid[groups]
+        for i in range(len(values)):
+            rows[i].append(f"{name}_{lev}_{groups[i]}")
+    for row in rows:
+        row.append("*")
+    return Hierarchy.from_table(rows, name=name)
+
+
 def random_table(seed: int, n_max: int = 60, sensitive_hierarchy: bool = False):
     """A random table (up to ``n_max`` rows, 1-4 QIs, skewed values) with random uniform-depth
     hierarchies; a random ``k`` and suppression limit. ``sensitive_hierarchy``: the sensitive
@@ -51,21 +68,9 @@ def random_table(seed: int, n_max: int = 60, sensitive_hierarchy: bool = False):
     data, hier = {}, {}
     for j in range(r):
         m = int(rng.integers(2, 8))
-        height = int(rng.integers(1, 4))
         values = [f"v{i}" for i in range(m)]
-        groups = np.arange(m)
-        rows = [[v] for v in values]
-        for lev in range(1, height):
-            ng = int(groups.max()) + 1
-            merge = rng.random(max(ng - 1, 0)) < 0.5
-            newid = np.concatenate([[0], np.cumsum(~merge)])
-            groups = newid[groups]
-            for i in range(m):
-                rows[i].append(f"c{j}_{lev}_{groups[i]}")
-        for i in range(m):
-            rows[i].append("*")
         name = f"q{j}"
-        hier[name] = Hierarchy.from_table(rows, name=name)
+        hier[name] = random_hierarchy(rng, name, values, int(rng.integers(1, 4)))
         p = rng.dirichlet(np.full(m, 0.7))
         data[name] = rng.choice(values, n, p=p)
     V = int(rng.integers(2, 6)) if sensitive_hierarchy else 3
@@ -165,6 +170,18 @@ def _sensitive_table(seed: int, n_max: int = 40):
     return ds, sup, np.random.default_rng(seed + 1)
 
 
+def _valid_models(ds, rng):
+    """The models of :func:`_models` that accept ``ds``."""
+    out = []
+    for model in _models(rng):
+        try:
+            model.validate(ds)
+        except Exception:
+            continue
+        out.append(model)
+    return out
+
+
 def _models(rng):
     from ktype.models.ldiversity import DistinctLDiversity, EntropyLDiversity, FrequencyLDiversity, RecursiveCLDiversity
     from ktype.models.tcloseness import TCloseness
@@ -235,11 +252,7 @@ def test_relaxation_holds_for_every_passing_class(seed):
     from ktype.algorithms.fulldomain._lattice import Lattice
 
     ds, sup, rng = _sensitive_table(seed)
-    for model in _models(rng):
-        try:
-            model.validate(ds)
-        except Exception:
-            continue
+    for model in _valid_models(ds, rng):
         enc = Encoded(ds, (model,), sup, "loss_metric")
         k2, dist = relaxation((model,), ds)
         lat = Lattice(enc.heights)
@@ -262,11 +275,7 @@ def test_relaxation_holds_for_every_passing_class(seed):
 def test_relaxed_bounded_flash_equals_exhaustive(seed):
     """Non-monotone models under suppression: the relaxed bounded search = exhaustive."""
     ds, sup, rng = _sensitive_table(seed)
-    for model in _models(rng):
-        try:
-            model.validate(ds)
-        except Exception:
-            continue
+    for model in _valid_models(ds, rng):
         for meas in ("loss_metric", "non_uniform_entropy", "discernibility", "precision"):
             try:
                 a = run_search(Encoded(ds, (model,), sup, meas), "flash")
@@ -293,11 +302,7 @@ def test_compiled_verdicts_equal_the_models(seed):
     hist = np.vstack([hist, np.eye(V, dtype=np.int64) * 3, np.ones((1, V), dtype=np.int64), table[None, :], 2 * table[None, :]])
     hist = hist[hist.sum(axis=1) > 0].astype(np.int64)
     cnt = hist.sum(axis=1).astype(np.int64)
-    for model in _models(rng) + [KAnonymity(3)]:
-        try:
-            model.validate(ds)
-        except Exception:
-            continue
+    for model in _valid_models(ds, rng) + [KAnonymity(3)]:
         enc = Encoded(ds, (model,), sup, "loss_metric")
         fast = enc._fast_verdicts(model, cnt, hist)
         assert fast is not None

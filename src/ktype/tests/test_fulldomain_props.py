@@ -16,11 +16,10 @@ from ktype.algorithms.fulldomain._incognito import incognito_search
 from ktype.algorithms.fulldomain._lattice import run_search
 from ktype.algorithms.fulldomain._samarati import samarati_search
 from ktype.data.dataset import Dataset
-from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import InfeasibleError
 from ktype.models.kanonymity import KAnonymity
 from ktype.release import Release
-from ktype.tests.test_flash_bounds import assert_bounded_agrees
+from ktype.tests.test_flash_bounds import assert_bounded_agrees, random_hierarchy
 
 try:
     from ktype.models.ldiversity import DistinctLDiversity, EntropyLDiversity
@@ -38,19 +37,8 @@ def random_case(seed: int):
         m = int(rng.integers(1, 6))
         height = int(rng.integers(1, 4))
         values = [f"v{i}" for i in range(m)]
-        groups = np.arange(m)
-        rows = [[v] for v in values]
-        for lev in range(1, height):
-            ng = int(groups.max()) + 1
-            merge = rng.random(max(ng - 1, 0)) < 0.5
-            newid = np.concatenate([[0], np.cumsum(~merge)])
-            groups = newid[groups]
-            for i in range(m):
-                rows[i].append(f"c{j}_{lev}_{groups[i]}")
-        for i in range(m):
-            rows[i].append("*")
         name = f"q{j}"
-        hier[name] = Hierarchy.from_table(rows, name=name)
+        hier[name] = random_hierarchy(rng, name, values, height)
         data[name] = rng.choice(values, n)
     data["s"] = rng.choice(["a", "b", "c"], n)
     ds = Dataset(pd.DataFrame(data), quasi_identifiers=list(hier), sensitive=["s"], hierarchies=hier)

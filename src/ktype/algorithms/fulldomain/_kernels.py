@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 __all__ = [
+    "_box_ids",
     "_box_max_kernel",
     "_class_stats",
     "_distinct_kernel",
@@ -316,8 +317,8 @@ def fast_rollup(tab: np.ndarray, cnt: np.ndarray, maps: list[np.ndarray], offs: 
 
 
 @numba.njit(cache=True)
-def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - compiled
-    """Set ``state`` to ``value`` on unclassified nodes above (``up``) or below ``lv``.
+def _box_ids(heights, strides, lv, up):  # pragma: no cover - compiled
+    """Ids of the nodes above (``up``) or below ``lv``, itself included.
 
     Visits only the box ``[lv, heights]`` (or ``[0, lv]``), an odometer over level vectors
     that keeps the node id (``Σ L_j·strides[j]``) in step.
@@ -326,14 +327,16 @@ def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - c
     lo = np.empty(r, dtype=np.int64)
     hi = np.empty(r, dtype=np.int64)
     node = 0
+    size = 1
     for j in range(r):
         lo[j] = lv[j] if up else 0
         hi[j] = heights[j] if up else lv[j]
         node += lo[j] * strides[j]
+        size *= hi[j] - lo[j] + 1
+    out = np.empty(size, dtype=np.int64)
     cur = lo.copy()
-    while True:
-        if state[node] == 0:
-            state[node] = value
+    for t in range(size):
+        out[t] = node
         j = r - 1
         while j >= 0:
             if cur[j] < hi[j]:
@@ -343,8 +346,15 @@ def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - c
             node -= (cur[j] - lo[j]) * strides[j]
             cur[j] = lo[j]
             j -= 1
-        if j < 0:
-            return
+    return out
+
+
+@numba.njit(cache=True)
+def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - compiled
+    """Set ``state`` to ``value`` on unclassified nodes above (``up``) or below ``lv``."""
+    for node in _box_ids(heights, strides, lv, up):
+        if state[node] == 0:
+            state[node] = value
 
 
 @numba.njit(cache=True)
@@ -401,52 +411,16 @@ def _spread_max_kernel(levels, heights, strides, vals, upward):  # pragma: no co
 def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no cover - compiled
     """Path upward from ``start`` through unclassified direct generalizations, taking the
     one with the lowest ``climb`` (ties: lowest id) at each step."""
-    r = levels.shape[1]
-    path = np.empty(int(heights.sum()) + 1, dtype=np.int64)
-    path[0] = start
-    m = 1
-    cur = start
-    while True:
-        best = -1
-        for j in range(r):
-            if levels[cur, j] < heights[j]:
-                s = cur + strides[j]
-                if state[s] == 0 and (best < 0 or climb[s] < climb[best] or (climb[s] == climb[best] and s < best)):
-                    best = s
-        if best < 0:
-            return path[:m]
-        path[m] = best
-        m += 1
-        cur = best
+    none = np.empty(0)
+    return _path_bounded_kernel(levels, heights, strides, state, climb, start, none, none, np.inf, 0)
 
 
 @numba.njit(cache=True)
 def _box_max_kernel(heights, strides, vals, lv, up, value):  # pragma: no cover - compiled
-    """``vals[x] = max(vals[x], value)`` for every node ``x`` above (``up``) or below ``lv``
-    (itself included); the odometer of :func:`_tag_kernel`."""
-    r = lv.shape[0]
-    lo = np.empty(r, dtype=np.int64)
-    hi = np.empty(r, dtype=np.int64)
-    node = 0
-    for j in range(r):
-        lo[j] = lv[j] if up else 0
-        hi[j] = heights[j] if up else lv[j]
-        node += lo[j] * strides[j]
-    cur = lo.copy()
-    while True:
+    """``vals[x] = max(vals[x], value)`` for every node ``x`` above (``up``) or below ``lv``."""
+    for node in _box_ids(heights, strides, lv, up):
         if vals[node] < value:
             vals[node] = value
-        j = r - 1
-        while j >= 0:
-            if cur[j] < hi[j]:
-                cur[j] += 1
-                node += strides[j]
-                break
-            node -= (cur[j] - lo[j]) * strides[j]
-            cur[j] = lo[j]
-            j -= 1
-        if j < 0:
-            return
 
 
 @numba.njit(cache=True)
@@ -454,8 +428,9 @@ def _path_bounded_kernel(levels, heights, strides, state, climb, start, mono, sh
     """:func:`_path_kernel` restricted to nodes whose lower bound ``mono + sharp`` is at most
     ``thr``: an unclassified successor above the threshold is marked ``pruned`` on the way
     (and, when its generalization-monotone part ``mono`` alone exceeds ``thr``, every
-    unclassified node above it too) and is not climbed through."""
+    unclassified node above it too) and is not climbed through. Empty ``mono``: no bounds."""
     r = levels.shape[1]
+    bounded = mono.shape[0] > 0
     path = np.empty(int(heights.sum()) + 1, dtype=np.int64)
     path[0] = start
     m = 1
@@ -467,12 +442,13 @@ def _path_bounded_kernel(levels, heights, strides, state, climb, start, mono, sh
                 s = cur + strides[j]
                 if state[s] != 0:
                     continue
-                if mono[s] > thr:
-                    _tag_kernel(heights, strides, state, levels[s].astype(np.int64), True, pruned)
-                    continue
-                if mono[s] + sharp[s] > thr:
-                    state[s] = pruned
-                    continue
+                if bounded:
+                    if mono[s] > thr:
+                        _tag_kernel(heights, strides, state, levels[s].astype(np.int64), True, pruned)
+                        continue
+                    if mono[s] + sharp[s] > thr:
+                        state[s] = pruned
+                        continue
                 if best < 0 or climb[s] < climb[best] or (climb[s] == climb[best] and s < best):
                     best = s
         if best < 0:
