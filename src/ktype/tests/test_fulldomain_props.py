@@ -180,7 +180,6 @@ def test_flash_equals_exhaustive_on_adult_sample():
                 assert a.n_evaluated <= b.n_evaluated
                 c = lattice_search(ds, models, measure=meas, max_suppression=sup)
                 assert_bounded_agrees(c, b)
-                assert c.n_evaluated <= a.n_evaluated or sup == 0
 
 
 def _evaluate_all(enc):
