@@ -24,10 +24,10 @@ from ...exceptions import InvalidParameterError
 from ...models._base import PrivacyModel
 from ...release import Release
 from .._registry import register
-from ._api import CLASS_MODELS, MEASURE_OPTION, SUPPRESSION_OPTION
+from ._api import CLASS_MODELS
 from ._engine import Encoded, require_levels
 from ._lattice import LatticeResult, build_release
-from ._lightning import _Lightning, finish
+from ._lightning import BEST_EFFORT_OPTIONS, _Lightning, finish
 
 __all__ = ["genetic", "genetic_search"]
 
@@ -124,10 +124,7 @@ def genetic_search(
     recoding="full-domain",
     randomized=True,
     constraints={
-        "measure": MEASURE_OPTION,
-        "max_suppression": SUPPRESSION_OPTION,
-        "time_limit": [Interval(float, 0, None, closed="neither"), None],
-        "max_nodes": [Interval(int, 1, None, closed="left"), None],
+        **BEST_EFFORT_OPTIONS,
         "population": [Interval(int, 2, None, closed="left")],
         "elite": [Interval(int, 0, None, closed="left")],
     },

@@ -31,7 +31,15 @@ from ._engine import Encoded, NodeEval, require_levels
 from ._lattice import _TOL, LatticeResult, build_release
 from ._sparse import SparseSearch
 
-__all__ = ["lightning", "lightning_search"]
+__all__ = ["BEST_EFFORT_OPTIONS", "lightning", "lightning_search"]
+
+#: options of the best-effort searches (``lightning``, ``genetic``): measure, suppression, budget
+BEST_EFFORT_OPTIONS: dict[str, list] = {
+    "measure": MEASURE_OPTION,
+    "max_suppression": SUPPRESSION_OPTION,
+    "time_limit": [Interval(float, 0, None, closed="neither"), None],
+    "max_nodes": [Interval(int, 1, None, closed="left"), None],
+}
 
 _log = logging.getLogger(__name__)
 
@@ -391,12 +399,7 @@ def finish(state: _Lightning, algorithm: str, time_limit: float | None, max_node
     "lightning",
     models=CLASS_MODELS,
     recoding="full-domain",
-    constraints={
-        "measure": MEASURE_OPTION,
-        "max_suppression": SUPPRESSION_OPTION,
-        "time_limit": [Interval(float, 0, None, closed="neither"), None],
-        "max_nodes": [Interval(int, 1, None, closed="left"), None],
-    },
+    constraints=BEST_EFFORT_OPTIONS,
     description="Best-effort full-domain search for many quasi-identifiers (Lightning: anytime, time/node budget)",
     reference="Prasser et al., Lightning: Utility-Driven Anonymization of High-Dimensional Data (TDP 2016), §4",
 )
