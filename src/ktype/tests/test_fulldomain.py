@@ -265,5 +265,10 @@ def test_docs_example_runs():
         exec(block, ns)  # noqa: S102 - our own documentation
     assert ns["rel"].levels.tolist() == [0, 3, 0, 0, 2] and ns["rel"].n_suppressed == 407
     assert ns["res"].optimum.tolist() == [0, 3, 0, 0, 2] and len(ns["res"].minimal) == 23
-    # lightning on the same 240-node lattice ends by itself (proven optimal): flash's value
-    assert ns["info"]["exhausted"] and ns["info"]["value"] == pytest.approx(ns["res"].value)
+    # the best-effort example (Adult's 8 QIs, lightning 2 s, genetic 2,000 nodes): feasible nodes,
+    # never below flash's optimum of the same table, with the documented provenance keys
+    opt = run("flash", ns["ds"], KAnonymity(5), measure="loss_metric", max_suppression=0.02).provenance["lattice"]["value"]
+    assert ns["info"]["value"] >= opt - 1e-9 and ns["info"]["stopped"] in ("time_limit", "")
+    assert ns["info"]["suppressed"] <= 0.02 * ns["ds"].n and len(ns["info"]["progress"]) >= 1
+    ga = ns["ga"].provenance["lattice"]
+    assert ga["value"] >= opt - 1e-9 and ga["nodes_evaluated"] <= 2000 and ga["lower_bound"] is None
