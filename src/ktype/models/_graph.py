@@ -252,8 +252,9 @@ class ConsistencyGraph:
             for c in range(r):  # loop over columns
                 xs = np.sort(X[:, c])
                 scanned[c] = float((np.searchsorted(xs, hi[:, c], "right") - np.searchsorted(xs, lo[:, c], "left")).sum())
-            pivot = int(np.argmin(scanned))
-            perm = np.array([pivot] + [c for c in range(r) if c != pivot], dtype=np.int64)
+            pivot, second = (int(c) for c in np.argsort(scanned, kind="stable")[:2]) if r > 1 else (0, 0)
+            perm = np.array([pivot] + ([second] if r > 1 else []) + [c for c in range(r) if c not in (pivot, second)],
+                            dtype=np.int64)
         else:
             perm = np.zeros(0, dtype=np.int64)
 
@@ -309,6 +310,22 @@ class ConsistencyGraph:
         start = np.searchsorted(key0, blo[:, 0], "left").astype(np.int64)
         stop = np.searchsorted(key0, bhi[:, 0], "right").astype(np.int64)
         stop = np.maximum(stop, start)
+        # scan rows: one per box type, or, where boxes span few pivot values, one per (box type,
+        # pivot value) on the sorted (pivot, second column) key: a box then scans only the
+        # records inside both its ranges (types are sorted by all columns, so that key is sorted)
+        scan_box = np.arange(B, dtype=np.int64)
+        if r >= 2 and B and A:
+            nv = (bhi[:, 0].astype(np.int64) - blo[:, 0] + 1)
+            P = int(nv.sum())
+            if P <= 2 * B:
+                M = int(np.asarray(ds.domain_sizes)[perm[1]])
+                key01 = xa[:, 0].astype(np.int64) * M + xa[:, 1]
+                scan_box = np.repeat(scan_box, nv)
+                v = blo[scan_box, 0].astype(np.int64) + (np.arange(P, dtype=np.int64) - np.repeat(np.cumsum(nv) - nv, nv))
+                start = np.searchsorted(key01, v * M + blo[scan_box, 1], "left").astype(np.int64)
+                stop = np.maximum(np.searchsorted(key01, v * M + bhi[scan_box, 1], "right").astype(np.int64), start)
+        split = len(scan_box) != B
+        sblo, sbhi = (blo[scan_box], bhi[scan_box]) if split else (blo, bhi)
         bbits = None
         if bits is not None:
             bbits = np.empty((B,) + bits.shape[1:], dtype=np.uint64)
@@ -316,17 +333,20 @@ class ConsistencyGraph:
             is_set = np.array([int(c) in sets for c in perm], dtype=np.bool_)
         if bbits is not None:
             # every column (the pivot included) is re-tested: sets are not intervals
+            S = len(scan_box)
             key_all = np.ascontiguousarray(np.column_stack([np.zeros(A, dtype=np.int32), xa]))
-            lo_all = np.ascontiguousarray(np.column_stack([np.zeros(B, dtype=np.int32), blo]))
-            hi_all = np.ascontiguousarray(np.column_stack([np.zeros(B, dtype=np.int32), bhi]))
-            bits_all = np.ascontiguousarray(np.concatenate([np.zeros((B, 1, bbits.shape[2]), dtype=np.uint64), bbits], axis=1))
+            lo_all = np.ascontiguousarray(np.column_stack([np.zeros(S, dtype=np.int32), sblo]))
+            hi_all = np.ascontiguousarray(np.column_stack([np.zeros(S, dtype=np.int32), sbhi]))
+            sbits = bbits[scan_box] if split else bbits
+            bits_all = np.ascontiguousarray(np.concatenate([np.zeros((S, 1, sbits.shape[2]), dtype=np.uint64), sbits],
+                                                           axis=1))
             set_all = np.concatenate([[False], is_set])
             cnt = _count_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop)
         elif r <= 1:
             cnt = stop - start
         else:
-            cnt = _count_type_edges(xa, blo, bhi, start, stop)
-        ptr = np.zeros(B + 1, dtype=np.int64)
+            cnt = _count_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop)
+        ptr = np.zeros(len(cnt) + 1, dtype=np.int64)
         np.cumsum(cnt, out=ptr[1:])
         E = int(ptr[-1])
         if bbits is not None:
@@ -337,8 +357,8 @@ class ConsistencyGraph:
             out = np.arange(E, dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
         else:
             out = np.empty(E, dtype=np.int64)
-            _fill_type_edges(xa, blo, bhi, start, stop, ptr, out)
-        eb = np.repeat(np.arange(B, dtype=np.int64), cnt)
+            _fill_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop, ptr, out)
+        eb = np.repeat(scan_box, cnt)
         order = np.lexsort((eb, out))
         self.edge_orig = out[order]
         self.edge_box = eb[order]
