@@ -321,7 +321,8 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
             classes = [_class_label(published, rel, dataset, int(np.flatnonzero(g.box_type == b)[0]),
                                     int(need[b]), int(covered[b])) for b in short[:MAX_LISTED]]
             findings.append(Finding("generalization", "More published rows than original records they can stand for "
-                                    "(a duplicated or invented row): for each class below, rows > records covered.",
+                                    "(a duplicated or invented row, or sensitive values changed): for each class below, rows > records "
+                                    "covered.",
                                     rows=[int(i) for i in rows[:MAX_LISTED]], classes=classes))
         return findings, "class-wise count (homogeneous recoding)"
     # general case: maximum flow source -> published types -> original types -> sink
@@ -339,7 +340,7 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
         rows = np.flatnonzero(np.isin(g.box_type, short))
         findings.append(Finding("generalization", f"At most {int(res.flow_value)} of the {m} published rows can be "
                                 "assigned to distinct original records they generalize (no perfect matching): a "
-                                "duplicated or invented row among the rows listed.",
+                                "duplicated, invented or altered row among the rows listed.",
                                 rows=[int(i) for i in rows[:MAX_LISTED]]))
     return findings, "maximum flow on the type graph"
 
