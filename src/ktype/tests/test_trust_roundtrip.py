@@ -314,8 +314,11 @@ def test_mask_is_rejected_as_not_a_generalization_and_says_so(tmp_path):
     from ktype.release import PERTURBED_WARNING
 
     info = get_algorithm("mask")
-    ds = fixture_dataset(n=24, seed=1)
-    rel = _call(info, ds, default_model(info.models[0]))
+    for seed in range(1, 9):  # a table on which mask alters values (it leaves diverse groups alone)
+        ds = fixture_dataset(n=24, seed=seed)
+        rel = _call(info, ds, default_model(info.models[0]))
+        if rel.provenance["altered_values"] > 0:
+            break
     assert rel.provenance["altered_values"] > 0 and rel.perturbed
     assert PERTURBED_WARNING in rel.summary()["warnings"] and "NOT a generalization" in PERTURBED_WARNING
     path = rel.save(tmp_path / "mask.csv")
