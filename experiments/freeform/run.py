@@ -439,6 +439,11 @@ def _improvement(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return out.reset_index()
 
 
+def _values(col: pd.Series) -> str:
+    v = sorted({int(x) for x in col})
+    return ", ".join(map(str, v)) if len(v) <= 7 else f"{v[0]}..{v[-1]}, {len(v)} values"
+
+
 def _cpu_table(res: dict) -> list[str]:
     L = ["| figure | method | points | CPU s total | CPU s largest point | at |", "|---|---|---|---|---|---|"]
     for fig, df in res.items():
@@ -469,10 +474,10 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
     if missing:
         L += ["## Points of this configuration not measured (the run was stopped; the same command resumes them)", ""]
         for fig, keys in missing.items():
-            L.append(
-                f"- {fig}: {len(keys)} points: "
-                + "; ".join(", ".join(f"{c}={v}" for c, v in zip(KEYS[fig], key)) for key in keys)
-            )
+            df = pd.DataFrame(keys, columns=KEYS[fig])
+            size = "table" if fig == "fig7" else "n"
+            parts = [f"{m} {len(g)} ({size} = {_values(g[size])})" for m, g in df.groupby("method", sort=False)]
+            L.append(f"- {fig}: {len(keys)} points: " + "; ".join(parts))
         L.append("")
     L += ["## The paper's claims, point by point", ""]
     f6, f7, f8, f9, f10 = (res.get(f) for f in FIGS)
