@@ -565,7 +565,7 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
             + "; ".join(
                 f"k={int(k)}: "
                 + ", ".join(
-                    f"{m} {gain.loc[k, m]:.2f}" for m in ("hungarian", "sortgreedy", "greedy", "mincostflow", "nh")
+                    f"{m} {gain.loc[k, m]:.3f}" for m in ("hungarian", "sortgreedy", "greedy", "mincostflow", "nh")
                 )
                 for k in gain.index
             )
@@ -662,6 +662,25 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
             )
             + "**."
         )
+    if f10 is not None:
+        piv = f10.pivot_table(index=["n", "k"], columns="method", values="gcp")
+        ours = piv[[m for m in FREEFORM if m in piv]].min(axis=1)
+        beat = int((ours < piv["nh"]).sum())
+        kc = piv["k-c"].dropna()
+        beat_kc = int((ours[kc.index] < kc).sum())
+        kc_nh = piv.dropna(subset=["k-c"])
+        kcw = {int(k): f"{int((g['k-c'] < g['nh']).sum())}/{len(g)}" for k, g in kc_nh.groupby(level="k")}
+        L.append(
+            f"8. **The new methods beat NH and k-c at every size; k-c beats NH for small k** (Fig. 10, n = {f10.n.min()}..{f10.n.max()}): "
+            f"best freeform < NH in {beat}/{len(piv)}, < k-c in {beat_kc}/{len(kc)}; k-c < NH at (k: sizes) {kcw}. "
+            + "GCP: "
+            + "; ".join(
+                f"n={n} k={k}: "
+                + ", ".join(f"{m} {piv.loc[(n, k), m]:.4f}" for m in piv.columns if not np.isnan(piv.loc[(n, k), m]))
+                for n, k in piv.index
+            )
+            + "."
+        )
     rt = res.get("fig7_runtime")
     if rt is not None:
         piv = rt.pivot_table(index="n", columns="method", values="cpu_seconds")
@@ -685,25 +704,6 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
                 )
                 + "."
             )
-    if f10 is not None:
-        piv = f10.pivot_table(index=["n", "k"], columns="method", values="gcp")
-        ours = piv[[m for m in FREEFORM if m in piv]].min(axis=1)
-        beat = int((ours < piv["nh"]).sum())
-        kc = piv["k-c"].dropna()
-        beat_kc = int((ours[kc.index] < kc).sum())
-        kc_nh = piv.dropna(subset=["k-c"])
-        kcw = {int(k): f"{int((g['k-c'] < g['nh']).sum())}/{len(g)}" for k, g in kc_nh.groupby(level="k")}
-        L.append(
-            f"8. **The new methods beat NH and k-c at every size; k-c beats NH for small k** (Fig. 10, n = {f10.n.min()}..{f10.n.max()}): "
-            f"best freeform < NH in {beat}/{len(piv)}, < k-c in {beat_kc}/{len(kc)}; k-c < NH at (k: sizes) {kcw}. "
-            + "GCP: "
-            + "; ".join(
-                f"n={n} k={k}: "
-                + ", ".join(f"{m} {piv.loc[(n, k), m]:.4f}" for m in piv.columns if not np.isnan(piv.loc[(n, k), m]))
-                for n, k in piv.index
-            )
-            + "."
-        )
     L += ["", "## CPU time per figure and method", ""] + _cpu_table(res)
     L.append("")
     L.append(
