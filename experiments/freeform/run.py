@@ -434,6 +434,8 @@ def _improvement(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     piv = df.pivot_table(index=keys, columns="method", values="gcp")
     ours = piv[[c for c in FREEFORM if c in piv]].min(axis=1)
     prior = piv[[c for c in PRIOR if c in piv]].min(axis=1)
+    keep = ours.notna() & piv["nh"].notna() & piv["k-c"].notna()  # points where every method ran
+    piv, ours, prior = piv[keep], ours[keep], prior[keep]
     out = ((prior - ours) / prior * 100).rename("improvement_pct").to_frame()
     out["vs_nh"] = (piv["nh"] - ours) / piv["nh"] * 100
     out["vs_kc"] = (piv["k-c"] - ours) / piv["k-c"] * 100
@@ -595,7 +597,7 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
                 + f". **Verdict: {'holds' if len(nh6) == len(big) else 'does not hold' if not nh6 else 'partly'}**."
             )
     if f6 is not None:
-        piv = f6.pivot_table(index=["n", "k"], columns="method", values="gcp")
+        piv = f6.pivot_table(index=["n", "k"], columns="method", values="gcp").dropna()
         gw = int((piv["greedy"] <= piv[["sortgreedy", "hungarian"]].min(axis=1) + 1e-12).sum())
         sh = int((piv["sortgreedy"] <= piv["hungarian"] + 1e-12).sum())
         gnh = int((piv["greedy"] < piv["nh"]).sum())
@@ -663,7 +665,7 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
             + "**."
         )
     if f10 is not None:
-        piv = f10.pivot_table(index=["n", "k"], columns="method", values="gcp")
+        piv = f10.pivot_table(index=["n", "k"], columns="method", values="gcp").dropna(subset=["greedy", "nh"])
         ours = piv[[m for m in FREEFORM if m in piv]].min(axis=1)
         beat = int((ours < piv["nh"]).sum())
         kc = piv["k-c"].dropna()
