@@ -89,7 +89,7 @@ FULL = {
     "fig10": {"sizes": _SIZES10, "ks": [15, 50], "max": {"sortgreedy": 16000, "hungarian": 16000}},
 }
 #: the committed configuration: FULL minus what could not finish on 2 cores shared by 8 jobs
-#: (load 14-27 during the run: ~0.1 CPU second per wall second) before the deadline (see REDUCED)
+#: (load 14-40 during the run: ~0.1 CPU second per wall second) before the deadline (see REDUCED)
 RUN = {
     "fig6": {"sizes": [10000, 50000], "ks": [10, 30]},
     "fig7": {"tables": 100, "ks": [2, 3, 4, 5, 6], "runtime_sizes": [8, 10, 12, 14]},
@@ -116,7 +116,7 @@ RUN = {
 }
 #: what RUN leaves out of FULL, and why (per-point CPU times measured on this machine, idle-machine CPU)
 REDUCED = [
-    "The machine (2 cores) was shared by 8 jobs at load 14-27 during the run, so each of its two niced processes got ~0.08-0.1 CPU second per wall "
+    "The machine (2 cores) was shared by 8 jobs at load 14-40 during the run, so each of its two niced processes got ~0.08-0.1 CPU second per wall "
     "second: about 10-15 CPU minutes in the time left. `--full` runs the paper's configuration (its CPU cost per point "
     "is in the table below and in `benchmarks/results/freeform*.md`).",
     "Fig. 6: 10,000 and 50,000 rows, k = 10, 30 (paper: the full data, three k; the partitioned runs cost CPU time "
