@@ -1,0 +1,267 @@
+"""Run mutmut on one module group with its own narrow test selection (docs/mutation.md).
+
+    .venv/bin/python tools/mutation.py models_checkers       # one group
+    .venv/bin/python tools/mutation.py --list                # the groups
+    .venv/bin/python tools/mutation.py --report              # tables from the stored results
+
+A group is a few source files plus the test files that exercise them. Each group runs in its
+own scratch directory (``$KTYPE_MUTMUT_DIR``, default ``/tmp/ktype-mutmut/<group>``) holding a
+copy of ``src/`` and a ``pyproject.toml`` whose ``[tool.mutmut]`` names only that group, so
+mutmut's stats step (one traced run of the selected tests) stays small, and runs under
+``nice`` with ``--max-children`` 1 (``KTYPE_MUTMUT_CHILDREN`` to change it). The verdicts go
+to ``benchmarks/results/mutation_<group>.json``; ``tools/mutation_equivalent.toml`` lists the
+surviving mutants judged equivalent, each with its reason, and ``--report`` writes
+``benchmarks/results/mutation.md`` (the per-module table) from both.
+
+Mutant names (``module.function__mutmut_N``) are numbered per function, so they stay valid
+while that function's text does not change; the JSON records the commit that was measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+EQUIVALENT = ROOT / "tools" / "mutation_equivalent.toml"
+T = "src/ktype/tests/"
+
+# group -> (files to mutate, pytest arguments selecting its tests)
+GROUPS: dict[str, tuple[list[str], list[str]]] = {
+    "models_classes": (
+        ["src/ktype/models/_base.py", "src/ktype/models/kanonymity.py", "src/ktype/models/_table.py",
+         "src/ktype/models/ldiversity.py", "src/ktype/models/tcloseness.py"],
+        [T + "test_diversity.py", T + "test_tcloseness.py", T + "test_ktype_models.py", T + "test_mutants_models.py"],
+    ),
+    "models_ktype": (
+        ["src/ktype/models/ktype_models.py", "src/ktype/models/_graph.py"],
+        [T + "test_ktype_models.py", T + "test_mutants_models.py"],
+    ),
+    "models_freeform": (
+        ["src/ktype/models/freeform.py"],
+        [T + "test_freeform.py", T + "test_mutants.py"],
+    ),
+    "models_transparent": (
+        ["src/ktype/models/transparent.py"],
+        [T + "test_transparent.py", T + "test_mutants.py"],
+    ),
+    "measures": (
+        ["src/ktype/measures/_base.py", "src/ktype/measures/classes.py", "src/ktype/measures/entropy.py",
+         "src/ktype/measures/kl.py", "src/ktype/measures/loss_metric.py", "src/ktype/measures/ncp.py",
+         "src/ktype/measures/tree.py", "src/ktype/measures/__init__.py"],
+        [T + "test_measures.py", T + "test_mutants_measures.py",
+         T + "test_mutants.py::test_class_sizes_marks_suppressed_rows_minus_one",
+         T + "test_mutants.py::test_average_class_size_k_validation",
+         T + "test_mutants.py::test_classification_metric_label_errors_and_missing_labels"],
+    ),
+    # the brute-force comparisons that run hybrid/mondrian first cost minutes per mutant
+    "measures_range_query": (
+        ["src/ktype/measures/range_query.py"],
+        [T + "test_range_query.py", "-k", "not (brute_force_evaluation and (hybrid or mondrian))"],
+    ),
+    "mondrian": (
+        ["src/ktype/algorithms/mondrian.py"],
+        [T + "test_mondrian.py", T + "test_mutants.py::test_mondrian_splits_the_widest_normalized_column"],
+    ),
+    "fulldomain": (
+        ["src/ktype/algorithms/fulldomain/_lattice.py", "src/ktype/algorithms/fulldomain/_engine.py",
+         "src/ktype/algorithms/fulldomain/_api.py", "src/ktype/algorithms/fulldomain/_incognito.py",
+         "src/ktype/algorithms/fulldomain/_datafly.py", "src/ktype/algorithms/fulldomain/_samarati.py",
+         "src/ktype/algorithms/fulldomain/_koptimize.py", "src/ktype/algorithms/fulldomain/__init__.py"],
+        [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_mutants.py"],
+    ),
+}
+
+PYTEST_ARGS = ["-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-m", "not slow"]
+KILLED = ("killed", "timeout", "type check")
+DESUGAR = frozenset({"measure", "register"})
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+          36: "timeout", 37: "type check", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout"}
+
+
+def _section(files: list[str], tests: list[str]) -> str:
+    def arr(xs: list[str]) -> str:
+        return "[" + ", ".join(json.dumps(x) for x in xs) + "]"
+    return ("[tool.mutmut]\n"
+            'source_paths = ["src/"]\n'
+            f"only_mutate = {arr(files)}\n"
+            f"pytest_add_cli_args = {arr(PYTEST_ARGS)}\n"
+            f"pytest_add_cli_args_test_selection = {arr(tests)}\n")
+
+
+def _pyproject(section: str) -> str:
+    text = (ROOT / "pyproject.toml").read_text()
+    return re.sub(r"\[tool\.mutmut\]\n(?:(?!\n\[).)*", section.rstrip("\n"), text, flags=re.S)
+
+
+def desugar(text: str, names: frozenset[str] = DESUGAR) -> str:
+    """Rewrite ``@deco(...)\\ndef f`` as ``def f`` + ``f = deco(...)(f)`` for the named decorators.
+
+    mutmut 3 does not mutate decorated functions; the registry decorators (``@measure``,
+    ``@register``) only record the function, so applying them after the definition is the same
+    program and lets mutmut mutate the entry points. Only module-level functions whose
+    decorators all are in ``names`` are rewritten (numba's ``@njit`` never is).
+    """
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    edits = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or not node.decorator_list:
+            continue
+        decos = node.decorator_list
+        if not all(isinstance(d.func if isinstance(d, ast.Call) else d, ast.Name)
+                   and (d.func if isinstance(d, ast.Call) else d).id in names for d in decos):
+            continue
+        start, def_line = decos[0].lineno - 1, min(d.end_lineno for d in decos)
+        srcs = [ast.get_source_segment(text, d) for d in decos]
+        after = "".join(f"{node.name} = ({src})({node.name})\n" for src in reversed(srcs))
+        edits.append((start, def_line, node.end_lineno, after))
+    for start, def_line, end, after in reversed(edits):
+        lines[end:end] = [after]
+        del lines[start:def_line]
+    return "".join(lines)
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def run_group(name: str, names: list[str] | None = None) -> dict:
+    files, tests = GROUPS[name]
+    names = names or []
+    work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for pattern in files:
+        for path in work.glob(pattern):
+            path.write_text(desugar(path.read_text()))
+    (work / "pyproject.toml").write_text(_pyproject(_section(files, tests)))
+    children = os.environ.get("KTYPE_MUTMUT_CHILDREN", "1")
+    mutmut = str(Path(sys.executable).with_name("mutmut"))
+    t0, c0 = time.time(), os.times()
+    # mutmut forks one child per mutant from a parent that already ran the tests; numba's
+    # default OpenMP layer kills such a child with SIGTERM as soon as it runs a parallel
+    # kernel ("fork() called from a process already using GNU OpenMP"), which mutmut reports
+    # as "suspicious". The workqueue layer survives the fork and computes the same results.
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue")
+    with open(work / "mutmut.log", "w") as log:
+        proc = subprocess.run(["nice", "-n", "10", mutmut, "run", "--max-children", children, *names], cwd=work,
+                              stdout=log, stderr=subprocess.STDOUT, env=env)
+    c1 = os.times()
+    verdicts: dict[str, str] = {}
+    for meta in (work / "mutants").rglob("*.meta"):
+        for key, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+            verdicts[key] = STATUS.get(code, "not checked" if code is None else "suspicious")
+    out = {
+        "group": name, "files": files, "tests": tests,
+        "commit": _git("rev-parse", "HEAD"), "dirty": bool(_git("status", "--porcelain", "src")),
+        "wall_s": round(time.time() - t0, 1),
+        "cpu_s": round(c1.children_user + c1.children_system - c0.children_user - c0.children_system, 1),
+        "load": os.getloadavg(), "mutmut_exit": proc.returncode, "verdicts": dict(sorted(verdicts.items())),
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"mutation_{name}.json"
+    if names and path.exists():  # a re-run of the open mutants: earlier kills stand
+        prev = json.loads(path.read_text())
+        merged = dict(prev["verdicts"])
+        merged.update({k: v for k, v in verdicts.items() if k in names})
+        out["verdicts"] = dict(sorted(merged.items()))
+        out["reruns"] = prev.get("reruns", []) + [
+            {"commit": out["commit"], "dirty": out["dirty"], "mutants": len(names), "wall_s": out["wall_s"],
+             "cpu_s": out["cpu_s"], "load": out["load"], "tests": tests}]
+        for key in ("wall_s", "cpu_s", "load", "commit", "dirty", "tests"):
+            out[key] = prev[key]
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    return out
+
+
+def open_mutants(name: str) -> list[str]:
+    """Mutants of a group's stored results that are neither killed nor judged equivalent."""
+    eq = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
+    equivalent = {m for section in eq.values() for m in section}
+    data = json.loads((RESULTS / f"mutation_{name}.json").read_text())
+    return [m for m, v in data["verdicts"].items() if v not in KILLED and m not in equivalent]
+
+
+def _module(mutant: str) -> str:
+    return mutant.split(".x_")[0].split(".xǁ")[0] if ".x" in mutant else mutant.rsplit(".", 1)[0]
+
+
+def report() -> str:
+    eq = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
+    equivalent = {m: r for section in eq.values() for m, r in section.items()}
+    rows, open_ = [], []
+    for path in sorted(RESULTS.glob("mutation_*.json")):
+        data = json.loads(path.read_text())
+        by_mod: dict[str, dict[str, int]] = {}
+        for m, v in data["verdicts"].items():
+            c = by_mod.setdefault(_module(m), {"mutants": 0, "killed": 0, "equivalent": 0, "survived": 0,
+                                                "no tests": 0, "other": 0})
+            c["mutants"] += 1
+            if v in KILLED:
+                c["killed"] += 1
+            elif m in equivalent:
+                c["equivalent"] += 1
+            elif v == "survived":
+                c["survived"] += 1
+                open_.append(m)
+            elif v == "no tests":
+                c["no tests"] += 1
+                open_.append(m)
+            else:
+                c["other"] += 1
+                open_.append(m)
+        for mod, c in sorted(by_mod.items()):
+            denom = c["mutants"] - c["equivalent"]
+            score = 100.0 * c["killed"] / denom if denom else 100.0
+            rows.append(f"| `{mod}` | {data['group']} | {c['mutants']} | {c['killed']} | {c['equivalent']} | "
+                        f"{c['survived']} | {c['no tests'] + c['other']} | **{score:.1f} %** | "
+                        f"`{data['commit'][:9]}`{'+' if data['dirty'] else ''} |")
+    head = ("| module | group | mutants | killed | equivalent | survived | no tests / other | "
+            "score (killed / non-equivalent) | commit |\n|---|---|---|---|---|---|---|---|---|\n")
+    text = head + "\n".join(rows) + "\n"
+    if open_:
+        text += "\nOpen (not killed, not judged equivalent):\n\n" + "\n".join(f"* `{m}`" for m in open_) + "\n"
+    (RESULTS / "mutation.md").write_text(text)
+    return text
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("groups", nargs="*")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--report", action="store_true")
+    ap.add_argument("--rerun", action="store_true",
+                    help="run only the stored open mutants again (after adding tests) and merge")
+    a = ap.parse_args()
+    if a.list:
+        for g, (files, tests) in GROUPS.items():
+            print(g, " ".join(files), "<-", " ".join(tests))
+    for g in a.groups:
+        names = open_mutants(g) if a.rerun else None
+        if a.rerun and not names:
+            print(g, "no open mutants")
+            continue
+        out = run_group(g, names)
+        counts: dict[str, int] = {}
+        for v in out["verdicts"].values():
+            counts[v] = counts.get(v, 0) + 1
+        print(g, counts, f"wall {out['wall_s']} s cpu {out['cpu_s']} s load {out['load']}", flush=True)
+    if a.report or a.groups:
+        print(report())
+
+
+if __name__ == "__main__":
+    main()
