@@ -1,0 +1,145 @@
+"""Tests that kill the mutants mutmut found surviving in ``ktype.measures`` (issue #9).
+
+Oracles: a pure-Python GCP over Fractions, the registry's own metadata, hand-built releases.
+docs/mutation.md has the per-module scores and the equivalent mutants.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ktype
+from ktype import Dataset, Release
+from ktype.exceptions import InvalidParameterError
+from ktype.measures import MEASURES, MeasureResults, MeasureUnavailable, compute, describe
+from ktype.measures._base import _INFO
+from ktype.measures.ncp import _range_min_max, gcp_from_boxes
+
+
+def _gcp_oracle(lower, upper, dl=None, du=None) -> Fraction:
+    n, d = len(lower), len(lower[0])
+    total = Fraction(0)
+    for j in range(d):
+        L = Fraction(dl[j]) if dl is not None else min(Fraction(r[j]) for r in lower)
+        U = Fraction(du[j]) if du is not None else max(Fraction(r[j]) for r in upper)
+        if U > L:
+            total += sum((Fraction(upper[i][j]) - Fraction(lower[i][j])) / (U - L) for i in range(n))
+    return total / (n * d)
+
+
+boxes = st.integers(1, 6).flatmap(lambda n: st.integers(1, 3).flatmap(lambda d: st.tuples(
+    st.lists(st.lists(st.integers(-8, 8), min_size=d, max_size=d), min_size=n, max_size=n),
+    st.lists(st.lists(st.integers(0, 5), min_size=d, max_size=d), min_size=n, max_size=n),
+    st.sampled_from([1, 2, 4]))))
+
+
+# Mutants in gcp_from_boxes: `axis=0` -> `axis=None` for U, `ext > 0` -> `> 1` (scaled boxes
+# whose domain is narrower than 1), explicit domains ignored (`... or True`, `asarray(None)`).
+@settings(max_examples=60, deadline=None)
+@given(b=boxes, explicit=st.booleans())
+def test_gcp_from_boxes_equals_fraction_oracle(b, explicit):
+    low, width, scale = b
+    lower = [[x / scale / 8 for x in row] for row in low]  # fractions of a unit: ext < 1
+    upper = [[x / scale / 8 + w / scale / 8 for x, w in zip(row, ws)] for row, ws in zip(low, width)]
+    dl = du = None
+    if explicit:
+        dl = [min(r[j] for r in lower) - 0.25 for j in range(len(lower[0]))]
+        du = [max(r[j] for r in upper) + 0.5 for j in range(len(lower[0]))]
+    got = gcp_from_boxes(lower, upper, domain_lower=dl, domain_upper=du)
+    assert got == pytest.approx(float(_gcp_oracle(lower, upper, dl, du)), rel=1e-12, abs=1e-15)
+
+
+def test_gcp_from_boxes_edges_and_errors():
+    assert gcp_from_boxes(np.zeros((0, 2)), np.zeros((0, 2))) == 0.0
+    # a zero-width explicit domain contributes 0 even if the boxes are wider
+    assert gcp_from_boxes([[0.0, 0.0]], [[10.0, 2.0]], domain_lower=[5.0, 0.0], domain_upper=[5.0, 4.0]) == 0.25
+    with pytest.raises(InvalidParameterError, match="2-D arrays of one shape; got \\(2,\\) and \\(2,\\)"):
+        gcp_from_boxes([0.0, 1.0], [1.0, 2.0])
+    with pytest.raises(InvalidParameterError, match="2-D arrays of one shape"):
+        gcp_from_boxes([[0.0, 1.0]], [[1.0, 2.0], [1.0, 2.0]])
+    with pytest.raises(InvalidParameterError, match="^Every box needs lower <= upper"):
+        gcp_from_boxes([[2.0]], [[1.0]])
+
+
+# Mutant in _range_min_max: `length = hi - lo + 1` -> `+ 2` (a level one too high reads past
+# the interval). Oracle: numpy min/max of each slice.
+@settings(max_examples=60, deadline=None)
+@given(vals=st.lists(st.integers(-50, 50), min_size=1, max_size=40), data=st.data())
+def test_range_min_max_equals_slices(vals, data):
+    v = np.asarray(vals, dtype=np.float64)
+    n = len(v)
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=1, max_size=20))
+    lo = np.array([min(p) for p in pairs], dtype=np.int64)
+    hi = np.array([max(p) for p in pairs], dtype=np.int64)
+    a, b = _range_min_max(v, lo, hi)
+    assert a.tolist() == [v[x : y + 1].min() for x, y in zip(lo, hi)]
+    assert b.tolist() == [v[x : y + 1].max() for x, y in zip(lo, hi)]
+
+
+def _release() -> Release:
+    df = pd.DataFrame({"age": [20, 21, 30, 31, 40, 41], "sex": list("MFMFMF"), "y": list("aabbab")})
+    ds = Dataset(df, quasi_identifiers=["age", "sex"], sensitive=["y"], hierarchies={"sex": "flat"})
+    lo = ds.X.copy()
+    hi = ds.X.copy()
+    lo[:, 1], hi[:, 1] = 0, 1  # sex fully generalized: classes {20,21}... by age only
+    return Release.build(ds, lo, hi, recoding="multidimensional")
+
+
+# Mutants in compute: the unknown-option error (`_unknown(None, ...)`, its wording), the
+# missing-required-option reason (`missing = None`, the joined names), MeasureResults' init.
+def test_compute_options_errors_and_skips():
+    rel = _release()
+    with pytest.raises(InvalidParameterError, match=r"^Unknown measure option 'kk'\. Did you mean 'k'\? Valid: .*'k'"):
+        compute(rel, ["average_class_size"], kk=2)
+    res = compute(rel, ["average_class_size", "classification_metric", "loss_metric"])
+    assert list(res) == ["loss_metric"]
+    assert res.skipped == {"average_class_size": "average_class_size needs k=...",
+                           "classification_metric": "classification_metric needs label=..."}
+    with pytest.raises(MeasureUnavailable, match="^average_class_size needs k=...$"):
+        compute(rel, ["average_class_size"], strict=True)
+    both = compute(rel, ["average_class_size", "loss_metric"], k=2)
+    assert both["average_class_size"] == pytest.approx(MEASURES["average_class_size"](rel, k=2))
+    r = MeasureResults({"a": 1.0}, b=2.0, skipped={"c": "why"})
+    assert dict(r) == {"a": 1.0, "b": 2.0} and r.skipped == {"c": "why"}
+
+
+# Mutants in _unknown: `n=1` (one suggestion), the empty hint, the ", " separator.
+def test_unknown_measure_names_one_suggestion_and_lists_valid():
+    rel = _release()
+    with pytest.raises(InvalidParameterError) as e:
+        compute(rel, ["loss_metrc"])
+    msg = str(e.value)
+    assert msg.startswith("Unknown measure 'loss_metrc'. Did you mean 'loss_metric'? Valid: ")
+    assert msg.count("Did you mean") == 1 and msg.endswith(", ".join(map(repr, sorted(MEASURES))) + ".")
+    with pytest.raises(InvalidParameterError) as e:
+        compute(rel, ["zzzzzz"])
+    assert str(e.value).startswith("Unknown measure 'zzzzzz'. Valid: 'average_class_size', ")
+
+
+# Mutants in describe: the option list (`k=...` for required options, defaults otherwise, the
+# ", " separator) and the row keys the CLI prints.
+def test_describe_rows_follow_the_registry():
+    rows = describe()
+    assert [r["name"] for r in rows] == list(MEASURES) == list(_INFO)
+    by = {r["name"]: r for r in rows}
+    for r in rows:
+        assert set(r) == {"name", "summary", "better", "bounds", "options", "reference"}
+        mi = _INFO[r["name"]]
+        assert (r["summary"], r["better"], r["bounds"], r["reference"]) == (mi.summary, mi.better, mi.bounds,
+                                                                              mi.reference)
+    assert by["average_class_size"]["options"] == "k=..."
+    assert by["entropy"]["options"] == "normalize=False"
+    assert by["ncp"]["options"] == "numeric_range='data', numeric=None"
+    assert by["precision"]["better"] == "higher" and by["loss_metric"]["bounds"] == "[0, 1]"
+
+
+def test_registry_entries_are_the_public_functions():
+    for name, func in MEASURES.items():
+        assert _INFO[name].name == name and _INFO[name].func is func
+        assert getattr(ktype.measures, name) is func
