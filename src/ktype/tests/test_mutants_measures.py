@@ -87,7 +87,9 @@ def _release() -> Release:
     ds = Dataset(df, quasi_identifiers=["age", "sex"], sensitive=["y"], hierarchies={"sex": "flat"})
     lo = ds.X.copy()
     hi = ds.X.copy()
-    lo[:, 1], hi[:, 1] = 0, 1  # sex fully generalized: classes {20,21}... by age only
+    lo[:, 0] = lo[:, 0] // 2 * 2  # age in pairs [20-21], [30-31], [40-41]
+    hi[:, 0] = lo[:, 0] + 1
+    lo[:, 1], hi[:, 1] = 0, 1  # sex fully generalized: three classes of two
     return Release.build(ds, lo, hi, recoding="multidimensional")
 
 
@@ -143,3 +145,28 @@ def test_registry_entries_are_the_public_functions():
     for name, func in MEASURES.items():
         assert _INFO[name].name == name and _INFO[name].func is func
         assert getattr(ktype.measures, name) is func
+
+
+# Mutants in discernibility's `_check_k(suppress_below, "discernibility", "suppress_below")`
+# (the names in the message) and in height's message (the levels-ignored clause).
+def test_discernibility_suppress_below_validation_names_the_option():
+    rel = _release()
+    for bad in (0, True, 1.5):
+        with pytest.raises(InvalidParameterError,
+                           match=r"^The 'suppress_below' parameter of discernibility must be an int in the range"):
+            MEASURES["discernibility"](rel, suppress_below=bad)
+    # classes of 2: suppress_below=3 charges every record n, suppress_below=2 none
+    n = rel.n
+    assert MEASURES["discernibility"](rel, suppress_below=3) == float(n * n)
+    assert MEASURES["discernibility"](rel, suppress_below=2) == MEASURES["discernibility"](rel)
+
+
+def test_height_refusal_says_whether_levels_were_ignored():
+    rel = _release()
+    with pytest.raises(MeasureUnavailable, match=r"uses 'multidimensional' recoding\.$"):
+        MEASURES["height"](rel)
+    ds = rel.dataset
+    with_levels = Release.build(ds, ds.X, ds.X, recoding="local", levels=np.zeros(ds.r, dtype=int))
+    with pytest.raises(MeasureUnavailable,
+                       match=r"uses 'local' recoding \(levels are ignored unless recoding='full-domain'\)\.$"):
+        MEASURES["height"](with_levels)
