@@ -241,3 +241,14 @@ def test_a_model_without_checker_says_so():
 
     with pytest.raises(NotImplementedError, match="Bare has no checker"):
         Bare().check(None)  # type: ignore[arg-type]
+
+
+# Mutant in emd_ordered: `m <= 1` -> `m < 1` (a one-value column divides 0 by m - 1 = 0:
+# NaN distances fail every class). Every ground distance gives 0 on a one-value column.
+def test_one_value_sensitive_column_is_zero_distance_for_every_ground_distance():
+    df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 1, 0, 1], "S": ["x"] * 4})
+    ds = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["S"], hierarchies={"a": "flat", "b": "flat", "S": "flat"})
+    rel = Release.build(ds, ds.X, ds.X, recoding="full-domain", levels=[0, 0])
+    for d in ("equal", "ordered", "hierarchical"):
+        res = TCloseness(0.01, distance=d).check(rel)
+        assert res.satisfied and res.summary["max_emd"] == 0.0, d
