@@ -164,7 +164,8 @@ def _sample(codes: dict[str, int | None], size: int, seed: int) -> tuple[list[st
     return picked, info
 
 
-def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse: bool = False) -> dict:
+def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse: bool = False,
+              collect: bool = False) -> dict:
     files, tests = GROUPS[name]
     names = names or []
     work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
@@ -195,7 +196,7 @@ def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse:
     # kernel ("fork() called from a process already using GNU OpenMP"), which mutmut reports
     # as "suspicious". The workqueue layer survives the fork and computes the same results.
     rc = 0
-    if names or not sample:
+    if (names or not sample) and not collect:
         with open(work / "mutmut.log", "a" if reuse else "w") as log:
             rc = subprocess.run(["nice", "-n", "10", mutmut, "run", "--max-children", children, *names], cwd=work,
                                 stdout=log, stderr=subprocess.STDOUT, env=env).returncode
@@ -228,13 +229,39 @@ def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse:
     return out
 
 
+def verify(name: str, tests: list[str]) -> dict[str, str]:
+    """Run the given test files against each open mutant of a group's scratch copy, one pytest
+    process per mutant (mutmut's own switch: ``MUTANT_UNDER_TEST``), without regenerating
+    the mutants or the test map; the test files are copied in first. A failing run (exit 1)
+    is a kill, merged into the stored verdicts; a passing one leaves the mutant open."""
+    work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
+    for t in tests:
+        shutil.copy2(ROOT / t, work / "mutants" / t)
+    path = RESULTS / f"mutation_{name}.json"
+    data = json.loads(path.read_text())
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue", PYTHONPATH=str(work / "mutants" / "src"))
+    found: dict[str, str] = {}
+    for m in open_mutants(name):
+        env["MUTANT_UNDER_TEST"] = m
+        rc = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
+                            cwd=work / "mutants", env=env, capture_output=True).returncode
+        found[m] = "killed" if rc == 1 else "survived" if rc == 0 else f"error {rc}"
+        print(m, found[m], flush=True)
+        if found[m] == "killed":
+            data["verdicts"][m] = "killed"
+    data.setdefault("verified", []).append({"tests": tests, "commit": _git("rev-parse", "HEAD"),
+                                            "load": os.getloadavg(), "results": found})
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return found
+
+
 def open_mutants(name: str) -> list[str]:
     """Mutants of a group's stored results that are neither killed nor judged equivalent."""
     eq = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
     equivalent = {m for section in eq.values() for m in section}
     data = json.loads((RESULTS / f"mutation_{name}.json").read_text())
     return [m for m, v in data["verdicts"].items()
-            if v not in KILLED and m not in equivalent and not m.startswith(IMPORT_TIME)]
+            if v not in KILLED and v != "not checked" and m not in equivalent and not m.startswith(IMPORT_TIME)]
 
 
 def _module(mutant: str) -> str:
@@ -254,7 +281,10 @@ def report() -> str:
         by_mod: dict[str, dict[str, int]] = {}
         for m, v in data["verdicts"].items():
             c = by_mod.setdefault(_module(m), {"mutants": 0, "killed": 0, "equivalent": 0, "survived": 0,
-                                                "no tests": 0, "other": 0})
+                                                "no tests": 0, "other": 0, "not run": 0})
+            if v == "not checked":  # drawn but not run before the run was stopped
+                c["not run"] += 1
+                continue
             c["mutants"] += 1
             if v in KILLED:
                 c["killed"] += 1
@@ -273,7 +303,8 @@ def report() -> str:
             denom = c["mutants"] - c["equivalent"]
             score = 100.0 * c["killed"] / denom if denom else 100.0
             smp = (data.get("sample") or {}).get(mod)
-            size = f"{smp[1]} of {smp[0]}" if smp and smp[1] < smp[0] else "all"
+            ran = c["mutants"]
+            size = f"{ran} of {smp[0]}" if smp and ran < smp[0] else "all"
             rows.append(f"| `{mod}` | {size} | {c['mutants']} | {c['killed']} | {c['equivalent']} | "
                         f"{c['survived']} | {c['no tests'] + c['other']} | **{score:.1f} %** | "
                         f"`{data['commit'][:9]}`{'+' if data['dirty'] else ''} |")
@@ -293,6 +324,10 @@ def main() -> None:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--sample", type=int, default=0,
                     help="run only N mutants per module, drawn uniformly at random (seed 0)")
+    ap.add_argument("--verify", nargs="+", metavar="TEST_FILE",
+                    help="run these test files against each open mutant of the groups' scratch copies")
+    ap.add_argument("--collect", action="store_true",
+                    help="store the verdicts a scratch directory holds so far, without running mutmut")
     ap.add_argument("--reuse", action="store_true", help="keep the scratch directory's mutants and verdicts")
     ap.add_argument("--rerun", action="store_true",
                     help="run only the stored open mutants again (after adding tests) and merge")
@@ -300,12 +335,17 @@ def main() -> None:
     if a.list:
         for g, (files, tests) in GROUPS.items():
             print(g, " ".join(files), "<-", " ".join(tests))
+    if a.verify:
+        for g in a.groups:
+            verify(g, a.verify)
+        print(report())
+        return
     for g in a.groups:
         names = open_mutants(g) if a.rerun else None
         if a.rerun and not names:
             print(g, "no open mutants")
             continue
-        out = run_group(g, names, sample=a.sample, reuse=a.reuse)
+        out = run_group(g, names, sample=a.sample, reuse=a.reuse or a.collect, collect=a.collect)
         counts: dict[str, int] = {}
         for v in out["verdicts"].values():
             counts[v] = counts.get(v, 0) + 1

@@ -170,3 +170,29 @@ def test_height_refusal_says_whether_levels_were_ignored():
     with pytest.raises(MeasureUnavailable,
                        match=r"uses 'local' recoding \(levels are ignored unless recoding='full-domain'\)\.$"):
         MEASURES["height"](with_levels)
+
+
+# Mutant in _scale: `h.value_type == "date"` -> `"DATE"` (dates charged by rank, not by days).
+def test_ncp_of_dates_is_measured_in_days():
+    df = pd.DataFrame({"d": pd.to_datetime(["2020-01-01", "2020-01-02", "2020-03-01", "2021-01-01"]),
+                       "y": list("abab")})
+    ds = Dataset(df, quasi_identifiers=["d"], sensitive=["y"], types={"d": "date"})
+    lo, hi = ds.X.copy(), ds.X.copy()
+    lo[:2], hi[:2] = 0, 1  # the first two days published as one interval
+    rel = Release.build(ds, lo, hi, recoding="local")
+    assert MEASURES["ncp"](rel) == pytest.approx(2 * 1 / 366)  # 1 day over a 366-day range, twice
+
+
+# Mutants in tree_measure / precision / classification_metric: the empty-release values
+# (`cells.size == 0` -> `== 1`, precision 1.0 -> 2.0) and the missing-label message.
+def test_tree_measures_on_empty_and_one_cell_releases():
+    df = pd.DataFrame({"q": ["a", "b"], "y": ["x", "y"]})
+    ds = Dataset(df, quasi_identifiers=["q"], sensitive=["y"], hierarchies={"q": "flat"})
+    one = Release.build(ds, np.array([[0]]), np.array([[1]]), source=np.array([0]), recoding="full-domain",
+                        levels=[1])
+    assert MEASURES["tree_measure"](one) == 1.0 and MEASURES["precision"](one) == 0.0
+    empty = Release.build(ds, np.zeros((0, 1)), np.zeros((0, 1)), source=np.zeros(0, dtype=int),
+                          recoding="full-domain", levels=[1])
+    assert MEASURES["tree_measure"](empty) == 0.0 and MEASURES["precision"](empty) == 1.0
+    with pytest.raises(MeasureUnavailable, match="^classification_metric needs label=...$"):
+        MEASURES["classification_metric"](one)
