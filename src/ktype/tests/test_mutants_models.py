@@ -7,6 +7,8 @@ mutants it kills; docs/mutation.md has the per-module scores.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -80,6 +82,9 @@ def test_named_sensitive_column_is_the_one_checked(cls, recoding):
     # and the named column decides: A and B give different verdicts on this table
     other = _model(cls, "A").check(_release(both, cover, sup, recoding))
     assert other.summary["sensitive"] == "A"
+    # the worst score over the published groups is reported (a number, not None)
+    worst = [v for key, v in got.summary.items() if key.startswith(("min_", "max_"))]
+    assert len(worst) == 1 and isinstance(worst[0], float)
     # feasibility and validation read the named column too
     low, high = (2, 3) if cls in (DistinctLDiversity, PSensitivity) else (1.1, 2.0)
     for param in (low, high):  # B (ten 0s, two 1s) is feasible for the low parameter only
@@ -213,6 +218,7 @@ def test_feasible_message_states_the_whole_table_facts():
     assert "so no release can satisfy the model. Use l <= 3" in msg
     ok, msg = FrequencyLDiversity(3.0).feasible(ds)  # 6 / 3 = 2 < 3
     assert not ok and "has diversity = 2" in msg and "Use l <= 2" in msg
+    assert msg.endswith("a column with d distinct values never allows l > d.")
 
 
 # Mutants in _table.spec_of / spec_by_name / model_scope: the table's lookups agree with the
@@ -252,3 +258,13 @@ def test_one_value_sensitive_column_is_zero_distance_for_every_ground_distance()
     for d in ("equal", "ordered", "hierarchical"):
         res = TCloseness(0.01, distance=d).check(rel)
         assert res.satisfied and res.summary["max_emd"] == 0.0, d
+
+
+# Mutant in resolve_scope: `recoding == "unknown"` -> `"XXunknownXX"`: a release read back
+# without metadata cannot pick the scope of a scope-"auto" model; an explicit scope works.
+def test_unknown_recoding_needs_an_explicit_scope():
+    ds = _ds(_two_sensitive(8), ["A"])
+    rel = dataclasses.replace(Release.build(ds, ds.X, ds.X, recoding="local"), recoding="unknown")
+    with pytest.raises(InvalidParameterError, match="recoding is unknown"):
+        DistinctLDiversity(2).check(rel)
+    assert DistinctLDiversity(1, scope="class").check(rel).satisfied
