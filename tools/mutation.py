@@ -236,12 +236,16 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
     is a kill, merged into the stored verdicts; a passing one leaves the mutant open."""
     work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
     for t in tests:
-        shutil.copy2(ROOT / t, work / "mutants" / t)
+        f = t.split("::")[0]
+        shutil.copy2(ROOT / f, work / "mutants" / f)
     path = RESULTS / f"mutation_{name}.json"
     data = json.loads(path.read_text())
     env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue", PYTHONPATH=str(work / "mutants" / "src"))
     found: dict[str, str] = {}
+    only = [x for x in os.environ.get("KTYPE_MUTMUT_ONLY", "").split(",") if x]
     for m in open_mutants(name):
+        if only and not any(x in m for x in only):
+            continue
         env["MUTANT_UNDER_TEST"] = m
         rc = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
                             cwd=work / "mutants", env=env, capture_output=True).returncode
@@ -301,6 +305,9 @@ def report() -> str:
                 open_.append(m)
         for mod, c in sorted(by_mod.items()):
             denom = c["mutants"] - c["equivalent"]
+            if not c["mutants"]:
+                rows.append(f"| `{mod}` | 0 of {c['not run']} | not run before the deadline | | | | | | |")
+                continue
             score = 100.0 * c["killed"] / denom if denom else 100.0
             smp = (data.get("sample") or {}).get(mod)
             ran = c["mutants"]

@@ -196,3 +196,29 @@ def test_tree_measures_on_empty_and_one_cell_releases():
     assert MEASURES["tree_measure"](empty) == 0.0 and MEASURES["precision"](empty) == 1.0
     with pytest.raises(MeasureUnavailable, match="^classification_metric needs label=...$"):
         MEASURES["classification_metric"](one)
+
+
+# Mutant in column_stats: `hit[0] is dataset.X` -> `is not` (a cache entry left by another
+# dataset that had the same id() would be served). The guard ignores an entry whose X differs.
+def test_column_stats_ignores_an_entry_for_another_table():
+    from ktype.measures import _base
+
+    rel = _release()
+    want = MEASURES["non_uniform_entropy"](rel)
+    stale = _base._ColumnStats(count_cum=[np.zeros(9)] * 2, nlogn_cum=[np.zeros(9)] * 2, counts=[np.zeros(8)] * 2)
+    _base._STATS_CACHE[id(rel.dataset)] = (np.zeros((1, 1)), stale)
+    assert MEASURES["non_uniform_entropy"](rel) == want
+
+
+# Mutants in entropy._total (`cells.size == 0` -> `== 1`) and the name in
+# non_uniform_entropy's "needs the original records" refusal.
+def test_entropy_measures_on_one_cell_and_without_source():
+    df = pd.DataFrame({"q": ["a", "b"], "y": ["x", "y"]})
+    ds = Dataset(df, quasi_identifiers=["q"], sensitive=["y"], hierarchies={"q": "flat"})
+    one = Release.build(ds, np.array([[0]]), np.array([[1]]), source=np.array([0]), recoding="local")
+    assert MEASURES["entropy"](one) == pytest.approx(1.0)  # log2 of the two equally likely values
+    assert MEASURES["monotone_entropy"](one) > 0.0
+    import dataclasses
+
+    with pytest.raises(MeasureUnavailable, match="^non_uniform_entropy needs the original records"):
+        MEASURES["non_uniform_entropy"](dataclasses.replace(one, source=None))
