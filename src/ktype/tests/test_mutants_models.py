@@ -268,3 +268,23 @@ def test_unknown_recoding_needs_an_explicit_scope():
     with pytest.raises(InvalidParameterError, match="recoding is unknown"):
         DistinctLDiversity(2).check(rel)
     assert DistinctLDiversity(1, scope="class").check(rel).satisfied
+
+
+# Mutants in CheckResult.__post_init__ (the alias lookup, the summary default, the mismatch
+# message) and in PrivacyModel.metadata_record (its name, parameters and scope).
+def test_check_result_per_axis_and_metadata_record():
+    from ktype.exceptions import InternalError
+    from ktype.models._base import CheckResult
+
+    ok = np.ones(3, dtype=bool)
+    assert CheckResult("m", True, ok, per="original").per == "original record"
+    assert CheckResult("m", True, ok, {"per": "released"}).per == "released row"
+    r = CheckResult("m", True, ok, per="original record")
+    assert r.per == "original record" and r.summary["per"] == "original record"
+    with pytest.raises(InternalError, match=r"per='released row' disagrees with summary\['per'\]='original record'"):
+        CheckResult("m", True, ok, {"per": "original record"}, per="released row")
+    assert KAnonymity(5).metadata_record("local") == {
+        "name": "k-anonymity", "model": "KAnonymity(k=5)", "params": {"k": 5}, "scope": "class"}
+    rec = DistinctLDiversity(2).metadata_record("local")
+    assert rec["params"] == {"l": 2} and rec["scope"] == "matches" and rec["name"] == "distinct-l-diversity"
+    assert DistinctLDiversity(2).metadata_record("full-domain")["scope"] == "class"
