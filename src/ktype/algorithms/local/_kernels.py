@@ -270,6 +270,32 @@ def _sum_score(X, y, tab, aorder):
 
 
 @njit(cache=True)
+def _push_children(X, perm, nxt, tab, a, t, p, e, part, bound, stack_t, stack_s, stack_p, sp):
+    """Push the children of the trie node ``[p, e)`` at depth t (runs of equal value of
+    attribute a) whose partial sum ``part + tab[a, v]`` is at most ``bound``, so that the
+    smallest values are popped first; returns the new stack size."""
+    first = sp
+    q = p
+    while q < e:
+        cp = part + tab[a, X[perm[q], a]]
+        if cp <= bound:
+            stack_t[sp] = t + 1
+            stack_s[sp] = q
+            stack_p[sp] = cp
+            sp += 1
+        q = nxt[t, q]
+    i0 = first
+    i1 = sp - 1
+    while i0 < i1:  # reverse: depth-first in value order
+        stack_t[i0], stack_t[i1] = stack_t[i1], stack_t[i0]
+        stack_s[i0], stack_s[i1] = stack_s[i1], stack_s[i0]
+        stack_p[i0], stack_p[i1] = stack_p[i1], stack_p[i0]
+        i0 += 1
+        i1 -= 1
+    return sp
+
+
+@njit(cache=True)
 def _trie_search(X, tab, amin, aorder, lo, hi, mark, attrs, perm, nxt, best, outside, ins, stack_t, stack_s, stack_p):
     """Branch-and-bound over the record trie for the box (lo, hi).
 
@@ -320,30 +346,10 @@ def _trie_search(X, tab, amin, aorder, lo, hi, mark, attrs, perm, nxt, best, out
                         bj = y
                     break  # the others are the same record with a larger index
             continue
-        a = attrs[t]
         e = nxt[t - 1, p] if t > 0 else n
-        # children: runs of equal value of attribute a inside [p, e); pushed in reverse
-        # so the smallest values are expanded first
-        q = p
-        first = sp
-        while q < e:
-            v = X[perm[q], a]
-            cp = part + tab[a, v]
-            if cp + rest[t + 1] <= bound:
-                stack_t[sp] = t + 1
-                stack_s[sp] = q
-                stack_p[sp] = cp
-                sp += 1
-            q = nxt[t, q]
-        # reverse the pushed children (depth-first in value order)
-        i0 = first
-        i1 = sp - 1
-        while i0 < i1:
-            stack_t[i0], stack_t[i1] = stack_t[i1], stack_t[i0]
-            stack_s[i0], stack_s[i1] = stack_s[i1], stack_s[i0]
-            stack_p[i0], stack_p[i1] = stack_p[i1], stack_p[i0]
-            i0 += 1
-            i1 -= 1
+        sp = _push_children(
+            X, perm, nxt, tab, attrs[t], t, p, e, part, bound - rest[t + 1], stack_t, stack_s, stack_p, sp
+        )
     ins[:nin].sort()
     return best, bj, nin
 
@@ -842,26 +848,8 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
                         bw[z] = s
                         bj[z] = j
                     continue
-                a = attrs[t]
                 e = nxt[t - 1, p] if t > 0 else n
-                u = p
-                first = sp
-                while u < e:
-                    cp = part + tab[a, X[perm[u], a]]
-                    if cp <= bound:
-                        stack_t[sp] = t + 1
-                        stack_s[sp] = u
-                        stack_p[sp] = cp
-                        sp += 1
-                    u = nxt[t, u]
-                i0 = first
-                i1 = sp - 1
-                while i0 < i1:
-                    stack_t[i0], stack_t[i1] = stack_t[i1], stack_t[i0]
-                    stack_s[i0], stack_s[i1] = stack_s[i1], stack_s[i0]
-                    stack_p[i0], stack_p[i1] = stack_p[i1], stack_p[i0]
-                    i0 += 1
-                    i1 -= 1
+                sp = _push_children(X, perm, nxt, tab, attrs[t], t, p, e, part, bound, stack_t, stack_s, stack_p, sp)
             for t in range(q):
                 idx[i, t] = bj[t]
                 w[i, t] = bw[t] / r
