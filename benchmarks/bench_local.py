@@ -199,7 +199,8 @@ def write(out: Path, rows: list[dict]) -> None:
     for _, r in allrows.iterrows():
         lines.append(
             f"| {r['date']} | {fmt(r['load'])} | {r['n']} | {r['k']} | {r['measure']} | {fmt(r['variant'])} | {r['what']} | "
-            f"{fmt(r['repeats'])} | {fmt(r['wall_s'])} | {fmt(r['cpu_s'])} | {fmt(r['loss'], '.4f')} | {fmt(r['note'])} |"
+            f"{fmt(r['repeats'], '.0f')} | {fmt(r['wall_s'])} | {fmt(r['cpu_s'])} | {fmt(r['loss'], '.4f')} | "
+            f"{fmt(r['note'])} |"
         )
     tmp = out / "local.md.tmp"
     tmp.write_text("\n".join(lines) + "\n")
