@@ -46,6 +46,17 @@ def _boxcost(ctab, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _widen(X, x, lo, hi):  # pragma: no cover - compiled
+    """Grow the box ``[lo, hi]`` (one cluster's rows of ``rlo``/``rhi``) to cover record ``x``."""
+    for a in range(X.shape[1]):
+        v = X[x, a]
+        if v < lo[a]:
+            lo[a] = v
+        if v > hi[a]:
+            hi[a] = v
+
+
+@njit(cache=True)
 def _removal(X, x, A, rlo, rhi, head, nxt, nlo, nhi):  # pragma: no cover - compiled
     """Raw box of class A without record x into (nlo, nhi) (members rescanned only on the
     attributes where x holds an extreme value)."""
@@ -144,12 +155,7 @@ def _refine(X, lab, nc, k, ctab, max_rounds, max_outer):  # pragma: no cover - c
     for x in range(n):
         c = lab[x]
         size[c] += 1
-        for a in range(r):
-            v = X[x, a]
-            if v < rlo[c, a]:
-                rlo[c, a] = v
-            if v > rhi[c, a]:
-                rhi[c, a] = v
+        _widen(X, x, rlo[c], rhi[c])
         _link(x, c, head, nxt, prv)
     cst = np.zeros(nc)
     alive = size > 0
@@ -237,12 +243,7 @@ def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cs
             lab[x] = B
             _link(x, B, head, nxt, prv)
             size[B] += 1
-            for a in range(r):
-                v = X[x, a]
-                if v < rlo[B, a]:
-                    rlo[B, a] = v
-                if v > rhi[B, a]:
-                    rhi[B, a] = v
+            _widen(X, x, rlo[B], rhi[B])
             cst[B] = _boxcost(ctab, rlo[B], rhi[B])
             applied += 1
         moves += applied
@@ -299,12 +300,7 @@ def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # p
                 touched[ntouch] = bb
                 ntouch += 1
             tsize[bb] += 1
-            for a in range(r):
-                v = X[x, a]
-                if v < tlo[bb, a]:
-                    tlo[bb, a] = v
-                if v > thi[bb, a]:
-                    thi[bb, a] = v
+            _widen(X, x, tlo[bb], thi[bb])
             tcst[bb] = _boxcost(ctab, tlo[bb], thi[bb])
             x = nxt[x]
         if ok:
