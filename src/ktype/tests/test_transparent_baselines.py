@@ -188,7 +188,9 @@ def test_anatomy_publishes_the_algorithms_partition(name, tmp_path):
     write_anatomy(an, tmp_path / "rel")
     back = read_anatomy(tmp_path / "rel")
     assert check_anatomy(back, 4, ds).satisfied
-    pd.testing.assert_frame_equal(back.qi, an.qi, check_dtype=False)
+    # read back as the text written (values as strings, group IDs as integers)
+    pd.testing.assert_frame_equal(back.qi.drop(columns="group"), an.qi.drop(columns="group").astype(str))
+    assert back.qi["group"].tolist() == an.qi["group"].tolist()
 
 
 def test_anatomy_check_catches_broken_tables():
@@ -210,3 +212,67 @@ def test_anatomy_refuses_non_transparent_algorithms():
         anatomize(t5_dataset(), "mask", 2)
     with pytest.raises(InvalidParameterError):
         anatomize(t5_dataset(), "tailor", 0)
+
+
+# ---------------------------------------------------------------------------- anatomy from the command line
+def _zip_table(path):
+    """T5 with 5-digit ZIP codes that start with 0 (they must survive the round trip as text)."""
+    ds = t5_dataset()
+    df = ds.data.copy()
+    df["zip"] = [f"0{int(z) // 1000:04d}" for z in df["zip"]]
+    df.to_csv(path, index=False)
+    return ["--qi", "age,zip", "--sensitive", "disease", "--identifier", "name"]
+
+
+def test_cli_anatomy_round_trip_keeps_leading_zeros(tmp_path):
+    from typer.testing import CliRunner
+
+    from ktype.cli import app
+
+    runner = CliRunner()
+    src = tmp_path / "t5.csv"
+    roles = _zip_table(src)
+    res = runner.invoke(app, ["anatomy", str(src), *roles, "--algorithm", "tailor", "--l", "2", "--rng", "0",
+                              "-O", str(tmp_path / "rel"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert '"groups": 3' in res.output and "name" not in (tmp_path / "rel.qi.csv").read_text().splitlines()[0]
+    back = read_anatomy(tmp_path / "rel")
+    assert back.qi["zip"].str.startswith("0").all()  # read as the text written, not as numbers
+    ok = runner.invoke(app, ["check-anatomy", str(tmp_path / "rel"), "--l", "2", "--original", str(src), *roles])
+    assert ok.exit_code == 0, ok.output
+    assert "PASS" in ok.output
+    # a forged sensitive table (group 1: dyspepsia, flu, gastritis, gastritis -> flu three times) fails with exit 1
+    st = (tmp_path / "rel.sensitive.csv").read_text().splitlines()
+    assert st[1:5] == ["1,dyspepsia", "1,flu", "1,gastritis", "1,gastritis"]
+    st[1] = st[3] = "1,flu"
+    (tmp_path / "rel.sensitive.csv").write_text("\n".join(st) + "\n")
+    bad = runner.invoke(app, ["check-anatomy", str(tmp_path / "rel"), "--l", "2"])
+    assert bad.exit_code == 1 and "FAIL" in bad.output
+
+
+def test_cli_anatomy_refuses_bad_requests(tmp_path):
+    from typer.testing import CliRunner
+
+    from ktype.cli import app
+
+    runner = CliRunner()
+    src = tmp_path / "t5.csv"
+    roles = _zip_table(src)
+    out = str(tmp_path / "rel")
+    first = runner.invoke(app, ["anatomy", str(src), *roles, "--l", "2", "-O", out])
+    assert first.exit_code == 0, first.output
+    before = (tmp_path / "rel.qi.csv").read_text()
+    cases = {
+        "already exists": ["anatomy", str(src), *roles, "--l", "2", "-O", out],
+        "--l": ["anatomy", str(src), *roles, "-O", str(tmp_path / "other")],
+        "--output": ["anatomy", str(src), *roles, "--l", "2"],
+        "transparent": ["anatomy", str(src), *roles, "--l", "2", "-a", "mask", "-O", str(tmp_path / "m")],
+    }
+    for needle, argv in cases.items():
+        res = runner.invoke(app, argv)
+        assert res.exit_code == 2 and needle in res.output and "Traceback" not in res.output, (needle, res.output)
+    assert (tmp_path / "rel.qi.csv").read_text() == before  # nothing overwritten
+    assert not (tmp_path / "m.qi.csv").exists()
+    (tmp_path / "rel.sensitive.csv").write_text("group,disease\nx,flu\n")
+    res = runner.invoke(app, ["check-anatomy", out, "--l", "2"])
+    assert res.exit_code == 2 and "integers" in res.output

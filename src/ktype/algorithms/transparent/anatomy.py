@@ -184,9 +184,17 @@ def read_anatomy(prefix: str | Path) -> Anatomy:
     for path in (qp, sp):
         if not path.exists():
             raise DataError(f"Anatomy table not found: {path} (expected {qp.name} and {sp.name}).")
-    qi, st = pd.read_csv(qp), pd.read_csv(sp)
+    # every value is read as the text that was written (a ZIP code 02139 stays 02139)
+    qi = pd.read_csv(qp, dtype=str, keep_default_na=False)
+    st = pd.read_csv(sp, dtype=str, keep_default_na=False)
     out = Anatomy(qi, st, {"read_from": str(prefix)})
     _ = out.sensitive_column  # validates the sensitive table's columns
-    if GROUP not in qi.columns:
-        raise DataError(f"{qp} has no '{GROUP}' column.")
+    for path, frame in ((qp, qi), (sp, st)):
+        if GROUP not in frame.columns:
+            raise DataError(f"{path} has no '{GROUP}' column.")
+        ids = pd.to_numeric(frame[GROUP], errors="coerce")
+        if ids.isna().any() or (ids != ids.round()).any():
+            bad = frame[GROUP][ids.isna() | (ids != ids.round())].iloc[0]
+            raise DataError(f"{path}: group IDs must be integers; found {bad!r}.")
+        frame[GROUP] = ids.astype(np.int64)
     return out
