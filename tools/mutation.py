@@ -164,6 +164,76 @@ def _sample(codes: dict[str, int | None], size: int, seed: int) -> tuple[list[st
     return picked, info
 
 
+def _order(codes: dict[str, int | None], seed: int) -> dict[str, list[str]]:
+    """Each module's mutants in a random order of their own (seeded by the module's name).
+
+    The first N of this order are a uniform random sample of size N, and the samples are
+    nested: raising N, or stopping a run between rounds, keeps every verdict already taken."""
+    by_mod: dict[str, list[str]] = {}
+    for m in sorted(codes):
+        by_mod.setdefault(_module(m), []).append(m)
+    for mod, ms in by_mod.items():
+        random.Random(f"{seed}:{mod}").shuffle(ms)
+    return by_mod
+
+
+def run_rounds(name: str, size: int, batch: int, reuse: bool = False) -> dict:
+    """``--sample N --batch B``: run the first N mutants of each module's random order, B per
+    module per mutmut invocation, storing the verdicts after every round.
+
+    mutmut runs the mutants of one invocation fastest-first, so a run stopped in the middle of
+    one big invocation keeps a sample biased towards mutants with few tests. In rounds, the
+    stored sample of a module is always the longest prefix of its random order whose mutants
+    all have a verdict (the rest are stored as "not checked"), an unbiased uniform sample that
+    a later run with ``--reuse`` extends."""
+    files, tests = GROUPS[name]
+    work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
+    if not (reuse and (work / "mutants").exists()):
+        run_group(name, sample=1, collect=True)  # fresh scratch copy, mutants and test map only
+    children = os.environ.get("KTYPE_MUTMUT_CHILDREN", "1")
+    mutmut = str(Path(sys.executable).with_name("mutmut"))
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue")
+    path = RESULTS / f"mutation_{name}.json"
+    t0 = time.time()
+    prev = json.loads(path.read_text()) if path.exists() else {}
+    wall0, cpu0 = (prev.get("wall_s", 0.0), prev.get("cpu_s", 0.0)) if reuse else (0.0, 0.0)
+    loads = prev.get("loads", []) if reuse else []
+    while True:
+        c0 = os.times()
+        codes = _metas(work)
+        order = {mod: ms[:size] for mod, ms in _order(codes, seed=0).items()}
+        todo = [m for ms in order.values() for m in [x for x in ms if codes[x] is None][:batch]]
+        verdicts: dict[str, str] = {}
+        for ms in order.values():
+            known = True
+            for m in ms:
+                known = known and codes[m] is not None
+                verdicts[m] = STATUS.get(codes[m], "suspicious") if known else "not checked"
+        out = {
+            "group": name, "files": files, "tests": tests,
+            "commit": _git("rev-parse", "HEAD"), "dirty": bool(_git("status", "--porcelain", "src")),
+            "wall_s": round(wall0 + time.time() - t0, 1), "cpu_s": cpu0, "load": os.getloadavg(),
+            "loads": loads, "mutmut_exit": 0, "batch": batch,
+            "sample": {mod: [len([m for m in codes if _module(m) == mod]), len(ms)] for mod, ms in order.items()},
+            "verdicts": dict(sorted(verdicts.items())),
+        }
+        path.write_text(json.dumps(out, indent=1) + "\n")
+        if not todo:
+            return out
+        with open(work / "mutmut.log", "a") as log:
+            rc = subprocess.run(["nice", "-n", "10", mutmut, "run", "--max-children", children, *todo], cwd=work,
+                                stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+        if all(_metas(work)[m] is None for m in todo):  # e.g. the clean test run failed: see mutmut.log
+            print(name, f"no verdict in a round of {len(todo)} mutants (exit {rc}); see {work / 'mutmut.log'}")
+            return out
+        c1 = os.times()
+        cpu0 = round(cpu0 + c1.children_user + c1.children_system - c0.children_user - c0.children_system, 1)
+        loads.append([round(x, 1) for x in os.getloadavg()])
+        print(name, f"round of {len(todo)} mutants, exit {rc}, cpu {cpu0} s, load {loads[-1]}", flush=True)
+        if rc not in (0, 1):  # interrupted or broken: keep what is stored
+            return out
+
+
 def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse: bool = False,
               collect: bool = False) -> dict:
     files, tests = GROUPS[name]
@@ -272,6 +342,27 @@ def _module(mutant: str) -> str:
     return mutant.split(".x_")[0].split(".xǁ")[0] if ".x" in mutant else mutant.rsplit(".", 1)[0]
 
 
+def interval(killed: int, n: int, population: float, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson interval (in %) of a module's score from ``killed`` of ``n`` sampled
+    non-equivalent mutants, with the finite-population correction for a module of
+    ``population`` non-equivalent mutants (a module run to the end has no sampling error)."""
+    if n == 0:
+        return 0.0, 100.0
+    if n >= population:
+        return 100.0 * killed / n, 100.0 * killed / n
+    n_eff = n * (population - 1) / (population - n) if population > 1 else float(n)
+    p = killed / n
+    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z / (1 + z * z / n_eff) * (p * (1 - p) / n_eff + z * z / (4 * n_eff * n_eff)) ** 0.5
+    return 100.0 * max(0.0, centre - half), 100.0 * min(1.0, centre + half)
+
+
+def _load(data: dict) -> str:
+    loads = [x[0] for x in data.get("loads", [])] or [data["load"][0]]
+    lo, hi = min(loads), max(loads)
+    return f"{lo:.0f}" if round(lo) == round(hi) else f"{lo:.0f}–{hi:.0f}"
+
+
 def report() -> str:
     eq = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
     equivalent = {m: r for section in eq.values() for m, r in section.items()}
@@ -306,17 +397,21 @@ def report() -> str:
         for mod, c in sorted(by_mod.items()):
             denom = c["mutants"] - c["equivalent"]
             if not c["mutants"]:
-                rows.append(f"| `{mod}` | 0 of {c['not run']} | not run before the deadline | | | | | | |")
+                rows.append(f"| `{mod}` | 0 of {c['not run']} | not run before the deadline | | | | | | | | |")
                 continue
             score = 100.0 * c["killed"] / denom if denom else 100.0
             smp = (data.get("sample") or {}).get(mod)
             ran = c["mutants"]
             size = f"{ran} of {smp[0]}" if smp and ran < smp[0] else "all"
+            total = smp[0] if smp else ran
+            lo, hi = interval(c["killed"], denom, total * denom / ran)
             rows.append(f"| `{mod}` | {size} | {c['mutants']} | {c['killed']} | {c['equivalent']} | "
                         f"{c['survived']} | {c['no tests'] + c['other']} | **{score:.1f} %** | "
-                        f"`{data['commit'][:9]}`{'+' if data['dirty'] else ''} |")
+                        f"{lo:.0f}–{hi:.0f} % | `{data['commit'][:9]}`{'+' if data['dirty'] else ''} | "
+                        f"{_load(data)} |")
     head = ("| module | mutants run | mutants | killed | equivalent | survived | no tests / other | "
-            "score (killed / non-equivalent) | commit |\n|---|---|---|---|---|---|---|---|---|\n")
+            "score (killed / non-equivalent) | 95 % interval | commit | load |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|\n")
     text = head + "\n".join(rows) + "\n"
     if open_:
         text += "\nOpen (not killed, not judged equivalent):\n\n" + "\n".join(f"* `{m}`" for m in open_) + "\n"
@@ -333,6 +428,9 @@ def main() -> None:
                     help="run only N mutants per module, drawn uniformly at random (seed 0)")
     ap.add_argument("--verify", nargs="+", metavar="TEST_FILE",
                     help="run these test files against each open mutant of the groups' scratch copies")
+    ap.add_argument("--batch", type=int, default=0,
+                    help="with --sample: run in rounds of B mutants per module, each module's sample being a "
+                         "prefix of its own random order (stoppable, resumable with --reuse)")
     ap.add_argument("--collect", action="store_true",
                     help="store the verdicts a scratch directory holds so far, without running mutmut")
     ap.add_argument("--reuse", action="store_true", help="keep the scratch directory's mutants and verdicts")
@@ -352,7 +450,10 @@ def main() -> None:
         if a.rerun and not names:
             print(g, "no open mutants")
             continue
-        out = run_group(g, names, sample=a.sample, reuse=a.reuse or a.collect, collect=a.collect)
+        if a.batch and a.sample and not a.rerun:
+            out = run_rounds(g, a.sample, a.batch, reuse=a.reuse)
+        else:
+            out = run_group(g, names, sample=a.sample, reuse=a.reuse or a.collect, collect=a.collect)
         counts: dict[str, int] = {}
         for v in out["verdicts"].values():
             counts[v] = counts.get(v, 0) + 1
