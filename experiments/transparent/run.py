@@ -84,6 +84,12 @@ def error(rel, ds, qd: int, s: float, workloads: int, queries: int) -> float:
     return float(np.mean(errs))
 
 
+#: axis labels with units; one colour per method in every figure
+LABELS = {"l": "ℓ", "qd": "query dimensionality qd", "s": "selectivity s (fraction of the domain)", "n": "n (rows)",
+          "error": "mean relative error (δ = 0.5% n)", "cpu_seconds": "CPU time (s)"}
+COLOURS = {"hybrid": "tab:orange", "mondrian": "tab:red", "tailor": "tab:purple", "ace": "tab:blue", "mask": "tab:green"}
+
+
 def plot(df: pd.DataFrame, x: str, y: str, path: Path, title: str, logy: bool = False, by_dataset: bool = True) -> None:
     import matplotlib
 
@@ -96,14 +102,18 @@ def plot(df: pd.DataFrame, x: str, y: str, path: Path, title: str, logy: bool = 
         sub = df if g is None else df[df["dataset"] == g]
         for m, part in sub.groupby("method"):
             part = part.sort_values(x)
-            ax.plot(part[x], part[y], marker="o", label=m)
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
-        ax.set_title(f"{title} ({g})" if g else title)
+            ax.plot(part[x], part[y], marker="o", label=m, color=COLOURS.get(str(m)))
+        ax.set_xlabel(LABELS.get(x, x))
+        ax.set_ylabel(LABELS.get(y, y))
+        if x in ("l", "qd"):
+            ax.set_xticks(sorted(sub[x].unique()))
+        ax.set_title(str(g) if g else title, fontsize=10)
         if logy:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
+    if by_dataset:
+        fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -169,18 +179,20 @@ def summarize(f11, f12, f13, f14, f15, cfg, out: Path, data_note: str) -> str:
     L.append(f"6. **Error rises with ℓ** (Fig. 11): {inc} of {tot} steps increase: "
              f"**{'holds' if inc >= 0.8 * tot else ('mostly holds' if inc >= 0.5 * tot else 'does not hold')}**.")
     # 7. linearity
+    L.append("7. **Roughly linear time** (Fig. 14):")
     for m, part in f14.groupby("method"):
         part = part.sort_values("n")
         if len(part) >= 2:
             slope = np.polyfit(np.log(part["n"]), np.log(part["cpu_seconds"]), 1)[0]
-            L.append(f"7. **{m} time vs n** (Fig. 14): log-log slope of CPU time {slope:.2f} over n = {part['n'].min():,}..{part['n'].max():,} "
+            L.append(f"  - **{m}**: log-log slope of CPU time {slope:.2f} over n = {part['n'].min():,}..{part['n'].max():,} "
                      f"({'roughly linear' if slope < 1.3 else 'superlinear'}); largest n took {part['cpu_seconds'].iloc[-1]:.1f} s CPU, "
                      f"{part['seconds'].iloc[-1]:.1f} s wall.")
     # 8. time vs l
+    L.append("8. **Time vs ℓ** (Fig. 15):")
     for m, part in f15.groupby("method"):
         part = part.sort_values("l")
         t = part["cpu_seconds"].to_numpy()
-        L.append(f"8. **{m} time vs ℓ** (Fig. 15): {t[0]:.2f} s CPU at ℓ = {part['l'].iloc[0]} → {t[-1]:.2f} s at ℓ = {part['l'].iloc[-1]}.")
+        L.append(f"  - **{m}**: {t[0]:.2f} s CPU at ℓ = {part['l'].iloc[0]} → {t[-1]:.2f} s at ℓ = {part['l'].iloc[-1]}.")
     L += ["", "The paper: Tailor and Hybrid get faster as ℓ grows; Ace, Mondrian and Mask are insensitive to ℓ; Mask is superlinear "
           "in n; Hybrid anonymizes ~10M tuples in < 5 min (C++).", "",
           "Caveats: synthetic data matching only the domains and the QI-sensitive correlation ratios of OCC/SAL; "
@@ -329,11 +341,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, frame in (("fig11_error_vs_l", f11), ("fig12_error_vs_qd", f12), ("fig13_error_vs_s", f13),
                         ("fig14_time_vs_n", f14), ("fig15_time_vs_l", f15)):
         frame.to_csv(out / f"{name}.csv", index=False)
-    plot(f11, "l", "error", out / "fig11_error_vs_l.png", "error vs ℓ", logy=True)
-    plot(f12, "qd", "error", out / "fig12_error_vs_qd.png", "error vs qd", logy=True)
-    plot(f13, "s", "error", out / "fig13_error_vs_s.png", "error vs s", logy=True)
-    plot(f14, "n", "cpu_seconds", out / "fig14_time_vs_n.png", "CPU time vs n (OCC, ℓ = 8)", by_dataset=False)
-    plot(f15, "l", "cpu_seconds", out / "fig15_time_vs_l.png", "CPU time vs ℓ (OCC)", by_dataset=False)
+    w = f"n = {n:,}, {cfg['workloads']}×{cfg['queries']} queries"
+    plot(f11, "l", "error", out / "fig11_error_vs_l.png", f"Fig. 11: error vs ℓ (qd 5, s 6%; {w})", logy=True)
+    plot(f12, "qd", "error", out / "fig12_error_vs_qd.png", f"Fig. 12: error vs qd (ℓ 8, s 6%; {w})", logy=True)
+    plot(f13, "s", "error", out / "fig13_error_vs_s.png", f"Fig. 13: error vs s (ℓ 8, qd 5; {w})", logy=True)
+    plot(f14, "n", "cpu_seconds", out / "fig14_time_vs_n.png", "Fig. 14: CPU time vs n (OCC, ℓ = 8)", by_dataset=False)
+    plot(f15, "l", "cpu_seconds", out / "fig15_time_vs_l.png", f"Fig. 15: CPU time vs ℓ (OCC, n = {n:,})", by_dataset=False)
     print(summarize(f11, f12, f13, f14, f15, cfg, out, data_note))
     return 0
 
