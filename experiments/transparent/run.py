@@ -179,7 +179,7 @@ def summarize(f11, f12, f13, f14, f15, cfg, out: Path, data_note: str) -> str:
     L.append(f"6. **Error rises with ℓ** (Fig. 11): {inc} of {tot} steps increase: "
              f"**{'holds' if inc >= 0.8 * tot else ('mostly holds' if inc >= 0.5 * tot else 'does not hold')}**.")
     # 7. linearity
-    L.append("7. **Roughly linear time** (Fig. 14):")
+    L.append("7. **Roughly linear time** (Fig. 14, time vs n):")
     for m, part in f14.groupby("method"):
         part = part.sort_values("n")
         if len(part) >= 2:
