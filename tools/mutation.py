@@ -72,7 +72,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "mondrian": (
         ["src/ktype/algorithms/mondrian.py"],
-        [T + "test_mondrian.py", T + "test_mutants_mondrian.py",
+        [T + "test_mondrian.py", T + "test_mutants_mondrian.py", T + "test_mondrian_parallel.py",
          T + "test_mutants.py::test_mondrian_splits_the_widest_normalized_column"],
     ),
     # the full-domain package in three groups (each with its own, shorter test map): the
