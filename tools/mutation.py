@@ -102,13 +102,17 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
 }
 
 PYTEST_ARGS = ["-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-m", "not slow"]
-KILLED = ("killed", "timeout", "type check")
+# "crash": the tests died of SIGSEGV / SIGABRT / SIGBUS (a mutated index read by a compiled
+# kernel without bounds checks): the suite noticed the mutant, so it counts as killed
+KILLED = ("killed", "timeout", "type check", "crash")
+CRASH = (-11, -6, -7)
 # functions that only run while the module is imported (registry decorators): mutmut switches a
 # mutant on inside the forked test process, after the import, so their mutants never run
 IMPORT_TIME = ("ktype.measures._base.x_measure__mutmut_", "ktype.measures._base.x__reorder__mutmut_")
 DESUGAR = frozenset({"measure", "register"})
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
-          36: "timeout", 37: "type check", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout"}
+          36: "timeout", 37: "type check", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout",
+          **{c: "crash" for c in CRASH}}
 
 
 def _section(files: list[str], tests: list[str]) -> str:
@@ -335,10 +339,10 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
         env["MUTANT_UNDER_TEST"] = m
         rc = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
                             cwd=work / "mutants", env=env, capture_output=True).returncode
-        found[m] = "killed" if rc == 1 else "survived" if rc == 0 else f"error {rc}"
+        found[m] = "killed" if rc == 1 else "crash" if rc in CRASH else "survived" if rc == 0 else f"error {rc}"
         print(m, found[m], flush=True)
-        if found[m] == "killed":
-            data["verdicts"][m] = "killed"
+        if found[m] in KILLED:
+            data["verdicts"][m] = found[m]
     data.setdefault("verified", []).append({"tests": tests, "commit": _git("rev-parse", "HEAD"),
                                             "load": os.getloadavg(), "results": found})
     path.write_text(json.dumps(data, indent=1) + "\n")
