@@ -142,3 +142,49 @@ def test_infeasible_whole_table_message():
     ds = Dataset(df, quasi_identifiers=["u"], sensitive=["s"], hierarchies={"u": "ordered"})
     with pytest.raises(InfeasibleError, match=r"(?s)^.*(whole table|no release can satisfy)"):
         run("mondrian", ds, [KAnonymity(2), EntropyLDiversity(2.0)])
+
+
+# mondrian(mode="strict") is the default: a mutated default ("XXstrictXX") silently runs the
+# relaxed rule. Ties at the median (six 0s, two 1s, four 2s, k=3): strict keeps the 0s
+# together (2 parts), relaxed divides them (3 parts). Both partitioners (numpy for k-anonymity
+# alone, the compiled core with a sensitive condition) and the provenance's mode.
+@pytest.mark.parametrize("extra", [[], [DistinctLDiversity(1)]])
+def test_default_mode_is_strict_and_recorded(extra):
+    df = pd.DataFrame({"u": [0] * 6 + [1] * 2 + [2] * 4, "s": list("ab") * 6})
+    ds = Dataset(df, quasi_identifiers=["u"], sensitive=["s"], hierarchies={"u": "ordered"})
+    models = [KAnonymity(3), *extra]
+    default = run("mondrian", ds, models)
+    strict = run("mondrian", ds, models, mode="strict")
+    relaxed = run("mondrian", ds, models, mode="relaxed")
+    assert np.array_equal(default.lo, strict.lo) and np.array_equal(default.hi, strict.hi)
+    assert default.provenance["mode"] == "strict" and relaxed.provenance["mode"] == "relaxed"
+    assert (default.provenance["partitions"], relaxed.provenance["partitions"]) == (2, 3)
+    assert len(np.unique(_classes(default))) == 2 and len(np.unique(_classes(relaxed))) == 3
+
+
+# Without a KAnonymity model k is 1: a trivial t-closeness condition lets Mondrian cut down to
+# single records (kills an initial k of 2), and distinct 2-diversity alone cuts into pairs.
+def test_without_k_anonymity_k_is_one():
+    df = pd.DataFrame({"u": range(8), "s": list("ab") * 4})
+    ds = Dataset(df, quasi_identifiers=["u"], sensitive=["s"], hierarchies={"u": "ordered"})
+    for mode in ("strict", "relaxed"):
+        assert run("mondrian", ds, TCloseness(1.0, distance="equal"), mode=mode).provenance["partitions"] == 8
+        rel = run("mondrian", ds, DistinctLDiversity(2), mode=mode)
+        assert np.bincount(_classes(rel)).tolist() == [2, 2, 2, 2]
+
+
+# The refusals' exact wording (a mutated message still contains the original as a substring).
+def test_refusal_messages_exactly():
+    df = pd.DataFrame({"u": range(12), "s": list("abc") * 4, "t": list("ab") * 6})
+    ds = Dataset(df, quasi_identifiers=["u"], sensitive=["s", "t"], hierarchies={"u": "ordered"})
+    cases = [
+        ([DistinctLDiversity(2, sensitive="s"), TCloseness(0.9, sensitive="t")],
+         "mondrian's extra conditions must all concern the same sensitive attribute."),
+        ([TCloseness(0.9, sensitive="s"), TCloseness(0.8, sensitive="s")], "mondrian takes at most one TCloseness model."),
+        ([DistinctLDiversity(2, sensitive="s"), PSensitivity(2, sensitive="s")],
+         "mondrian takes at most one ℓ-diversity / p-sensitivity model."),
+    ]
+    for models, message in cases:
+        with pytest.raises(UnsupportedModelError) as err:
+            run("mondrian", ds, [KAnonymity(2), *models])
+        assert str(err.value) == message
