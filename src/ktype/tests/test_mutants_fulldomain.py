@@ -269,3 +269,16 @@ def test_flash_and_exhaustive_defaults_and_every_measure_against_brute_force(mea
     feas0 = _feasible(ds, 4, 0.0)
     assert default.provenance["objective"] == pytest.approx(
         min(_value(ds, lv, 4, "non_uniform_entropy") for lv in feas0))
+
+
+@pytest.mark.parametrize("measure", LATTICE_MEASURES)
+def test_flash_and_exhaustive_on_a_fars_sample_against_brute_force(measure):
+    from ktype.tests.test_mutants import _fars_sample
+
+    ds = _fars_sample(250, 2, ["iage", "isex", "irace", "ihispanic"])
+    feas = _feasible(ds, 5, 0.1)
+    want = min(_value(ds, lv, 5, measure) for lv in feas)
+    for name in ("flash", "exhaustive"):
+        rel = run(name, ds, KAnonymity(5), measure=measure, max_suppression=0.1)
+        assert abs(rel.provenance["objective"]) == pytest.approx(abs(want)), name
+        assert rel.n_suppressed <= 25 and KAnonymity(5).check(rel).satisfied
