@@ -244,6 +244,11 @@ def test_lattice_search_argument_errors_are_ktype_errors():
         lattice_search(ds, KAnonymity(2), measure="lm")
     with pytest.raises(KtypeError):  # the model's own validation runs (k above n)
         lattice_search(ds, KAnonymity(31))
+    from ktype.models import KConcealment
+
+    with pytest.raises(UnsupportedModelError) as err:
+        lattice_search(ds, [KAnonymity(2), KConcealment(2)], algorithm="exhaustive")
+    assert str(err.value) == "exhaustive does not support KConcealment; it supports per-class models (ClassModel)."
 
 
 @pytest.mark.parametrize("algorithm", ["flash", "exhaustive"])
