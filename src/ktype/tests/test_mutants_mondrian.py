@@ -158,6 +158,7 @@ def test_default_mode_is_strict_and_recorded(extra):
     relaxed = run("mondrian", ds, models, mode="relaxed")
     assert np.array_equal(default.lo, strict.lo) and np.array_equal(default.hi, strict.hi)
     assert default.provenance["mode"] == "strict" and relaxed.provenance["mode"] == "relaxed"
+    assert default.recoding == relaxed.recoding == "multidimensional"
     assert (default.provenance["partitions"], relaxed.provenance["partitions"]) == (2, 3)
     assert len(np.unique(_classes(default))) == 2 and len(np.unique(_classes(relaxed))) == 3
 
@@ -188,3 +189,41 @@ def test_refusal_messages_exactly():
         with pytest.raises(UnsupportedModelError) as err:
             run("mondrian", ds, [KAnonymity(2), *models])
         assert str(err.value) == message
+
+
+# The ground distance decides the cuts: sensitive values 0-4 in the lower half of u, 5-9 in the
+# upper half. Cutting at the median moves half the mass five ranks: ordered EMD 0.5 * 5 / 9 =
+# 0.28 (allowed at t = 0.35), equal distance 0.5 (refused). A core that used the equal
+# distance for an ordered model would publish one class; the reverse would be refused by the
+# registry's independent check.
+def test_t_closeness_ground_distance_decides_the_cuts():
+    n = 40
+    df = pd.DataFrame({"u": np.arange(n), "s": np.r_[np.arange(n // 2) % 5, 5 + np.arange(n // 2) % 5]})
+    ds = Dataset(df, quasi_identifiers=["u"], sensitive=["s"], hierarchies={"u": "ordered"})
+    for mode in ("strict", "relaxed"):
+        ordered = run("mondrian", ds, [KAnonymity(2), TCloseness(0.35, distance="ordered")], mode=mode)
+        equal = run("mondrian", ds, [KAnonymity(2), TCloseness(0.35, distance="equal")], mode=mode)
+        assert ordered.provenance["partitions"] == 8 and equal.provenance["partitions"] == 1
+
+
+# A subset keeps the full list of sensitive values, some of which then do not occur: the
+# t-closeness condition still needs the table's distribution over all of them (a histogram
+# cut at the last occurring value makes the compiled core read past its end). With the equal
+# distance an absent value changes no distance: the release is that of the same rows loaded
+# as a table of their own.
+@pytest.mark.parametrize("mode", ["strict", "relaxed"])
+def test_t_closeness_on_a_subset_with_absent_sensitive_values(mode):
+    rng = np.random.default_rng(11)
+    n = 90
+    df = pd.DataFrame({"u": rng.integers(0, 30, n), "v": rng.integers(0, 5, n),
+                       "s": rng.choice(list("abcd"), n, p=[0.4, 0.3, 0.2, 0.1])})
+    hier = {"u": "ordered", "v": "ordered"}
+    ds = Dataset(df, quasi_identifiers=["u", "v"], sensitive=["s"], hierarchies=hier)
+    keep = np.flatnonzero(df["s"].to_numpy() != "d")
+    sub = ds.subset(keep)
+    assert len(sub.sensitive_values["s"]) == 4 and np.bincount(sub.sensitive_codes["s"]).size == 3
+    own = Dataset(df.iloc[keep].reset_index(drop=True), quasi_identifiers=["u", "v"], sensitive=["s"], hierarchies=hier)
+    models = (KAnonymity(2), TCloseness(0.15, distance="equal"))
+    rel, want = run("mondrian", sub, models, mode=mode), run("mondrian", own, models, mode=mode)
+    assert np.array_equal(rel.lo, want.lo) and np.array_equal(rel.hi, want.hi)
+    assert rel.provenance["partitions"] == want.provenance["partitions"] > 1
