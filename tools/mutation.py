@@ -60,7 +60,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/measures/_base.py", "src/ktype/measures/classes.py", "src/ktype/measures/entropy.py",
          "src/ktype/measures/kl.py", "src/ktype/measures/loss_metric.py", "src/ktype/measures/ncp.py",
          "src/ktype/measures/tree.py", "src/ktype/measures/__init__.py"],
-        [T + "test_measures.py", T + "test_mutants_measures.py",
+        [T + "test_measures.py", T + "test_mutants_measures.py", T + "test_measures_oracle.py",
          T + "test_mutants.py::test_class_sizes_marks_suppressed_rows_minus_one",
          T + "test_mutants.py::test_average_class_size_k_validation",
          T + "test_mutants.py::test_classification_metric_label_errors_and_missing_labels"],
