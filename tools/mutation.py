@@ -218,6 +218,10 @@ def run_rounds(name: str, size: int, batch: int, reuse: bool = False) -> dict:
     prev = json.loads(path.read_text()) if path.exists() else {}
     wall0, cpu0 = (prev.get("wall_s", 0.0), prev.get("cpu_s", 0.0)) if reuse else (0.0, 0.0)
     loads = prev.get("loads", []) if reuse else []
+    # the commit whose source the scratch copy holds: taken when it was made (a resumed run
+    # keeps the stored one), not when the results are written
+    commit, dirty = ((prev["commit"], prev["dirty"]) if reuse and "batch" in prev else
+                     (_git("rev-parse", "HEAD"), bool(_git("status", "--porcelain", "--untracked-files=no", "src"))))
     while True:
         c0 = os.times()
         codes = _metas(work)
@@ -231,7 +235,7 @@ def run_rounds(name: str, size: int, batch: int, reuse: bool = False) -> dict:
                 verdicts[m] = STATUS.get(codes[m], "suspicious") if known else "not checked"
         out = {
             "group": name, "files": files, "tests": tests,
-            "commit": _git("rev-parse", "HEAD"), "dirty": bool(_git("status", "--porcelain", "src")),
+            "commit": commit, "dirty": dirty,
             "wall_s": round(wall0 + time.time() - t0, 1), "cpu_s": cpu0, "load": os.getloadavg(),
             "loads": loads, "mutmut_exit": 0, "batch": batch,
             "sample": {mod: [len([m for m in codes if _module(m) == mod]), len(ms)] for mod, ms in order.items()},
