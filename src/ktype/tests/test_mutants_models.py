@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from ktype import Dataset, Release
 from ktype.exceptions import DataError, HierarchyError, InfeasibleError, InvalidParameterError
 from ktype.models import _table
-from ktype.models._base import PrivacyModel
+from ktype.models._base import ClassModel, PrivacyModel
 from ktype.models.kanonymity import KAnonymity
 from ktype.models.ktype_models import KConcealment, KKAnonymity, KOneAnonymity, OneKAnonymity
 from ktype.models.ldiversity import (
@@ -265,7 +265,8 @@ def test_one_value_sensitive_column_is_zero_distance_for_every_ground_distance()
 def test_unknown_recoding_needs_an_explicit_scope():
     ds = _ds(_two_sensitive(8), ["A"])
     rel = dataclasses.replace(Release.build(ds, ds.X, ds.X, recoding="local"), recoding="unknown")
-    with pytest.raises(InvalidParameterError, match="recoding is unknown"):
+    with pytest.raises(InvalidParameterError, match="recoding is unknown.* per record over its matches cannot be chosen; "
+                                                    "give recoding= when parsing it, or an explicit scope.$"):
         DistinctLDiversity(2).check(rel)
     assert DistinctLDiversity(1, scope="class").check(rel).satisfied
 
@@ -288,3 +289,153 @@ def test_check_result_per_axis_and_metadata_record():
     rec = DistinctLDiversity(2).metadata_record("local")
     assert rec["params"] == {"l": 2} and rec["scope"] == "matches" and rec["name"] == "distinct-l-diversity"
     assert DistinctLDiversity(2).metadata_record("full-domain")["scope"] == "class"
+
+
+# ClassModel is the documented extension point ("subclasses implement class_verdicts"): a
+# subclass that needs a sensitive column gets, per class, the class size and its sensitive
+# histogram over the column's whole value list, and the dataset. A two-distinct-values rule
+# written that way must agree with DistinctLDiversity(2) in class scope on random releases.
+# Kills the mutants of ClassModel.check / sensitive_name that drop or garble the histogram,
+# the dataset or the model name.
+@dataclasses.dataclass(frozen=True)
+class _TwoValues(ClassModel):
+    sensitive: str | None = None
+    needs_sensitive = True
+
+    def class_verdicts(self, sizes, hist, dataset):
+        col = self.sensitive_name(dataset)
+        assert hist.shape == (len(sizes), len(dataset.sensitive_values[col]))
+        assert (hist.sum(axis=1) == sizes).all()
+        return (hist > 0).sum(axis=1) >= 2
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), col=st.sampled_from(["A", "B"]))
+def test_class_model_subclass_with_sensitive_column_gets_class_histograms(seed, col):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 12))
+    ds = _ds(_two_sensitive(n, seed), ["A", "B"])
+    rel = _release(ds, rng.random((n, 2)) < 0.5, rng.random(n) < 0.2, "full-domain")
+    got = _TwoValues(sensitive=col).check(rel)
+    want = DistinctLDiversity(2, sensitive=col, scope="class").check(rel)
+    assert np.array_equal(got.per_record, want.per_record) and got.satisfied == want.satisfied
+    assert got.model == f"_TwoValues(sensitive={col!r})"
+    assert got.summary["failing_classes"] == want.summary["failing_classes"]
+
+
+def test_model_names_list_every_set_parameter():
+    assert str(KAnonymity(3)) == "KAnonymity(k=3)"
+    assert KAnonymity(3).check(_release(_ds(_two_sensitive(6), ["A"]), np.ones((6, 2), dtype=bool),
+                                        np.zeros(6, dtype=bool), "full-domain")).model == "KAnonymity(k=3)"
+    assert str(RecursiveCLDiversity(2.0, 3, sensitive="A")) == "RecursiveCLDiversity(c=2.0, l=3, sensitive='A', scope='auto')"
+    assert str(TCloseness(0.25, distance="ordered")) == "TCloseness(t=0.25, distance='ordered', scope='auto')"
+
+
+# Match scope: the summary's smallest match set is the smallest |S_i| over published records.
+# Two classes of identical rows (sizes 2 and 3) under local recoding: every record's matches
+# are its class, so the smallest match set is 2; with the size-2 class suppressed, 3.
+def test_match_scope_summary_smallest_match_set():
+    df = pd.DataFrame({"a": [0, 0, 1, 1, 1], "b": [0, 0, 0, 0, 0], "A": [0, 1, 0, 1, 2]})
+    ds = _ds(df, ["A"])
+    rel = Release.build(ds, ds.X, ds.X, recoding="local")
+    res = DistinctLDiversity(2).check(rel)
+    assert res.summary["scope"] == "matches" and res.summary["smallest_match_set"] == 2
+    assert res.summary["min_distinct"] == 2 and "max_distinct" not in res.summary
+    assert res.summary["records"] == 5 and res.satisfied
+    sup = Release.build(ds, ds.X, ds.X, suppressed=np.array([True, True, False, False, False]), recoding="local")
+    res = DistinctLDiversity(2).check(sup)
+    assert res.summary["smallest_match_set"] == 3 and res.summary["records"] == 3
+
+
+# t-closeness over a sensitive hierarchy that lists a value no record has: the table
+# distribution Q has one entry per listed value (0 for the unseen one), so P - Q lines up.
+# Ordered EMD of a class of all "a" against Q = (1/2, 1/2, 0): (1/2 + 0) / (3 - 1) = 1/4.
+def test_t_closeness_with_a_listed_value_nobody_has():
+    from ktype import Hierarchy
+
+    df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0] * 4, "S": ["a", "a", "b", "b"]})
+    h = Hierarchy.from_subsets(["a", "b", "c"], [["a", "b"]], name="S")
+    ds = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["S"], hierarchies={"a": "flat", "b": "flat", "S": h})
+    assert ds.sensitive_values["S"] == ["a", "b", "c"]
+    rel = Release.build(ds, ds.X, ds.X, recoding="full-domain", levels=[0, 0])
+    for distance, emd in (("ordered", 0.25), ("equal", 0.5), ("hierarchical", 0.5 * 1 / 2)):
+        res = TCloseness(0.3, distance=distance).check(rel)
+        assert res.summary["max_emd"] == pytest.approx(emd), distance
+
+
+def test_hierarchical_t_closeness_refusal_names_the_fix():
+    df = _two_sensitive(8)
+    ds_iv = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["A", "B"],
+                    hierarchies={"a": "flat", "b": "flat", "A": "ordered"})
+    with pytest.raises(HierarchyError, match=r"^The hierarchy of sensitive column 'A' allows any interval \(no tree\); "
+                                             r"hierarchical t-closeness needs a tree\. Use distance='ordered'\.$"):
+        TCloseness(0.9, sensitive="A", distance="hierarchical").validate(ds_iv)
+
+
+# A one-node sensitive hierarchy (the root is the only value, height 0): every class is at
+# distance 0 under the hierarchical ground distance (no division by the zero height).
+def test_hierarchical_t_closeness_on_a_one_node_hierarchy():
+    from ktype import Hierarchy
+
+    h = Hierarchy("S", "tree", ["x"], node_lo=[0], node_hi=[0], node_parent=[-1], node_depth=[0], node_label=["x"])
+    df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 1, 0, 1], "S": ["x"] * 4})
+    ds = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["S"], hierarchies={"a": "flat", "b": "flat", "S": h})
+    rel = Release.build(ds, ds.X, ds.X, recoding="full-domain", levels=[0, 0])
+    res = TCloseness(0.0, distance="hierarchical").check(rel)
+    assert res.satisfied and res.summary["max_emd"] == 0.0
+
+
+# The public helpers and records of models/_base.py: suppressed rows are class -1; a model
+# outside the model table is named by its class in release metadata; the class-scope summary
+# has exactly its documented keys; a CheckResult on an unknown axis is refused by name.
+def test_base_helpers_summaries_and_records():
+    from ktype.exceptions import InternalError
+    from ktype.models._base import CheckResult, equivalence_classes
+
+    ds = _ds(_two_sensitive(6), ["A", "B"])
+    sup = np.array([True, False, False, True, False, False])
+    rel = _release(ds, np.ones((6, 2), dtype=bool), sup, "full-domain")
+    ids, g = equivalence_classes(rel)
+    assert g == 1 and ids[rel.suppressed].tolist() == [-1, -1] and (ids[~rel.suppressed] == 0).all()
+    res = KAnonymity(2).check(rel)
+    assert set(res.summary) == {"per", "classes", "smallest_class", "failing_classes", "failing_records",
+                                "suppressed"}
+    assert res.summary["per"] == "released row" and res.summary["smallest_class"] == 4
+    rec = _TwoValues(sensitive="A").metadata_record("full-domain")
+    assert rec == {"name": "_TwoValues", "model": "_TwoValues(sensitive='A')", "params": {"sensitive": "A"},
+                   "scope": "class"}
+    with pytest.raises(InternalError, match=r"^CheckResult\.per must be one of \('released row', 'original record'\); "
+                                            r"got 'row'$"):
+        CheckResult("m", True, np.ones(2, dtype=bool), per="row")
+
+
+# A ClassModel without a sensitive column is called with hist=None (its documented signature)
+# and gives k-anonymity's verdicts when its rule is "size >= 2".
+@dataclasses.dataclass(frozen=True)
+class _Pairs(ClassModel):
+    def class_verdicts(self, sizes, hist, dataset):
+        assert hist is None and dataset is not None
+        return sizes >= 2
+
+
+def test_class_model_subclass_without_sensitive_column_gets_no_histogram():
+    rng = np.random.default_rng(3)
+    ds = _ds(_two_sensitive(10, 3), ["A"])
+    for _ in range(5):
+        rel = _release(ds, rng.random((10, 2)) < 0.5, rng.random(10) < 0.2, "full-domain")
+        assert np.array_equal(_Pairs().check(rel).per_record, KAnonymity(2).check(rel).per_record)
+
+
+# emd_hierarchical works through blocks of 4,096 groups: the distances of the last rows of a
+# 9,000-row matrix are those of the same rows computed alone.
+def test_hierarchical_emd_is_the_same_in_every_block():
+    from ktype import Hierarchy
+    from ktype.models.tcloseness import emd_hierarchical
+
+    h = Hierarchy.from_subsets(["a", "b", "c", "d"], [["a", "b"]], name="S")
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(4), size=9000)
+    q = np.array([0.1, 0.2, 0.3, 0.4])
+    full = emd_hierarchical(P, q, h)
+    for rows in (slice(0, 3), slice(4095, 4098), slice(8990, 9000)):
+        np.testing.assert_allclose(full[rows], emd_hierarchical(P[rows], q, h), rtol=1e-12)
