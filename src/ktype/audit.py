@@ -22,7 +22,10 @@ this original*. :func:`audit` establishes, in this order:
    partition-based releases) Hall's condition splits per published type and reduces to a
    count per class, ``rows of the class <= original records it covers``, computed with one
    ``bincount``. Otherwise a maximum flow (Dinic, scipy) on the type graph decides it, and
-   the published types it cannot saturate are named.
+   the published types it cannot saturate are named. When the release has no sensitive or
+   insensitive columns and every record is published, that graph and its flow are exactly the
+   ones the matching-based model checks (k-concealment, freeform) need: they are built and
+   solved once and lent to the checks (:func:`ktype.models._graph.shared_graph`).
 5. **Models.** Only then are the models checked, in the scope the release's recoding
    calls for (from its metadata, or given explicitly), on a :class:`~ktype.Release` holding
    the published rows plus ``input − published`` suppressed whole-domain rows, exactly as the
@@ -35,10 +38,11 @@ or classes concerned, and the reason.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -48,6 +52,9 @@ from .data.hierarchy import value_keys
 from .exceptions import DataError, HierarchyError, InvalidParameterError
 from .models._base import PER_RELEASED_ROW, CheckResult, PrivacyModel
 from .release import Release, hierarchy_fingerprint, read_release
+
+if TYPE_CHECKING:
+    from .models._graph import ConsistencyGraph
 
 __all__ = ["Finding", "AuditReport", "audit", "parse_release", "models_from_metadata"]
 
@@ -273,12 +280,20 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
 
 
 # ------------------------------------------------------------------------------ generalization
-def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Release) -> tuple[list[Finding], str]:
-    """Is there a matching of the published rows into distinct original records? (module doc, step 4)"""
+def _generalization_findings(
+    dataset: Dataset, published: pd.DataFrame, rel: Release
+) -> tuple[list[Finding], str, ConsistencyGraph | None]:
+    """Is there a matching of the published rows into distinct original records? (module doc, step 4)
+
+    Also returns the consistency graph with its matching when it is the one the model checkers
+    build (no sensitive/insensitive columns, every row published, unknown row order), so the
+    audit lends it to them (:func:`ktype.models._graph.shared_graph`) instead of building and
+    solving it twice; else ``None``.
+    """
     from scipy import sparse
     from scipy.sparse.csgraph import maximum_flow
 
-    from .models._graph import ConsistencyGraph
+    from .models._graph import ConsistencyGraph  # noqa: F811 - lazy: the compiled graph kernels
 
     m = len(published)
     exact = dataset.sensitive + dataset.insensitive
@@ -297,7 +312,9 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
     vlo, vhi = np.hstack(plo).astype(np.int32), np.hstack(phi).astype(np.int32)
     vsets = {j: v[:m] for j, v in sets.items()}  # keyed by QI index; the exact columns come after the QIs
     view = SimpleNamespace(dataset=shape, lo=vlo, hi=vhi, source=None, cells=lambda: (vlo, vhi, vsets))
-    g = ConsistencyGraph(view)  # type: ignore[arg-type]  # duck-typed: QIs plus exact columns
+    # without exact columns the graph of the view is the model checkers' graph of the release
+    share = not exact and rel.n == m and rel.source is None
+    g = ConsistencyGraph(rel) if share else ConsistencyGraph(view)  # type: ignore[arg-type]  # duck-typed view
     B = g.n_box_types
     pub_types = np.unique(g.box_type) if m else np.zeros(0, dtype=np.int64)
     need = np.bincount(g.box_type, minlength=B)  # published rows per type (hidden rows excluded)
@@ -324,7 +341,14 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
                                     "(a duplicated or invented row, or sensitive values changed): for each class below, rows > records "
                                     "covered.",
                                     rows=[int(i) for i in rows[:MAX_LISTED]], classes=classes))
-        return findings, "class-wise count (homogeneous recoding)"
+        return findings, "class-wise count (homogeneous recoding)", None
+    if share:
+        try:
+            _ = g.flow  # one maximum flow (original types -> published types), kept for the model checks
+        except DataError:
+            pass  # no perfect matching: the flow below names the rows that cannot be matched
+        else:
+            return findings, "maximum flow on the type graph", g
     # general case: maximum flow source -> published types -> original types -> sink
     A = g.n_orig_types
     s_, t_ = 0, A + B + 1
@@ -342,7 +366,7 @@ def _generalization_findings(dataset: Dataset, published: pd.DataFrame, rel: Rel
                                 "assigned to distinct original records they generalize (no perfect matching): a "
                                 "duplicated, invented or altered row among the rows listed.",
                                 rows=[int(i) for i in rows[:MAX_LISTED]]))
-    return findings, "maximum flow on the type graph"
+    return findings, "maximum flow on the type graph", None
 
 
 def _class_label(published: pd.DataFrame, rel: Release, ds: Dataset, row: int, rows: int, records: int) -> dict[str, Any]:
@@ -472,7 +496,7 @@ def audit(
         return AuditReport(findings, [], facts)
     facts["recoding"] = rel.recoding
     # 4. generalization
-    gen_findings, facts["matching"] = _generalization_findings(ds, published, rel)
+    gen_findings, facts["matching"], graph = _generalization_findings(ds, published, rel)
     findings += gen_findings
     if any(f.check in ("generalization", "labels", "counts") for f in findings):
         return AuditReport(findings, [], facts, rel)
@@ -491,10 +515,12 @@ def audit(
                 f"{', '.join(vague)}: the verdict depends on how the release was recoded (per equivalence class, or per "
                 "record over its matches for a local recoding), and this release has no metadata saying it. Give "
                 "recoding='local' or 'multidimensional' (command line: --recoding KIND, or --local), or a model scope.")
+    from .models._graph import shared_graph
     from .models._table import model_scope
 
     facts["scopes"] = {str(m): model_scope(m, rel.recoding) for m in models}
-    results = [m.check(rel) for m in models]
+    with shared_graph(rel, graph) if graph is not None else nullcontext():  # built and matched once
+        results = [m.check(rel) for m in models]
     return AuditReport(findings, results, facts, rel)
 
 

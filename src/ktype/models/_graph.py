@@ -74,6 +74,8 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 
 import numpy as np
@@ -82,7 +84,7 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching, maximum_flow
 
 from .._grouping import group_rows
-from ..exceptions import DataError
+from ..exceptions import DataError, InvalidParameterError
 from ..release import Release
 
 __all__ = [
@@ -93,6 +95,7 @@ __all__ = [
     "record_matches",
     "match_components",
     "matches_from_adjacency",
+    "shared_graph",
 ]
 
 
@@ -521,9 +524,37 @@ class ConsistencyGraph:
 
 
 # ------------------------------------------------------------------------------- public API
+#: graphs lent by :func:`shared_graph`, by ``id`` of their release (checked by identity)
+_SHARED: dict[int, tuple[Release, ConsistencyGraph]] = {}
+
+
 def consistency_graph(release: Release) -> ConsistencyGraph:
-    """Build the type-compressed consistency graph of ``release`` (reuse it across queries)."""
+    """Build the type-compressed consistency graph of ``release`` (reuse it across queries).
+
+    Inside :func:`shared_graph` for this very release object, the graph lent there is
+    returned instead of a new one.
+    """
+    hit = _SHARED.get(id(release))
+    if hit is not None and hit[0] is release:
+        return hit[1]
     return ConsistencyGraph(release)
+
+
+@contextmanager
+def shared_graph(release: Release, graph: ConsistencyGraph) -> Iterator[ConsistencyGraph]:
+    """Within the block, every :func:`consistency_graph` of ``release`` (the model checkers')
+    returns ``graph``, built once with its matching (the audit's maximum flow).
+
+    ``graph`` must be ``ConsistencyGraph(release)``; the release must not change inside the
+    block. The loan ends with the block, so a later change to the release gets a new graph.
+    """
+    if graph.release is not release:
+        raise InvalidParameterError("shared_graph: the graph was built from another release")
+    _SHARED[id(release)] = (release, graph)
+    try:
+        yield graph
+    finally:
+        _SHARED.pop(id(release), None)
 
 
 def consistency_degrees(release: Release) -> tuple[np.ndarray, np.ndarray]:

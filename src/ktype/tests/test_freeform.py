@@ -519,3 +519,53 @@ def test_symmetric_variant_is_refused_clearly(name):
         get_algorithm(name).func(ds, FreeformKAnonymity(3), rng=0, symmetric=True)
     rel = get_algorithm(name).func(ds, FreeformKAnonymity(3), rng=0, symmetric=False)
     assert FreeformKAnonymity(3).check(rel).satisfied
+
+
+def test_audit_builds_and_solves_the_matching_once_with_the_checkers_verdicts(tmp_path, monkeypatch):
+    """The audit of a freeform file lends its consistency graph (and maximum flow) to the
+    model checks: one graph, one flow, and the same verdicts and numbers as checking the
+    in-memory release without its witness, for a passing and a failing model."""
+    import dataclasses
+
+    import scipy.sparse.csgraph as csgraph
+
+    from ktype.audit import audit
+    from ktype.datasets import census_dataset
+    from ktype.models import _graph
+
+    ds = census_dataset(400, rng=5)
+    rel = get_algorithm("freeform_sortgreedy").func(ds, FreeformKAnonymity(4), rng=1, partition_size=50)
+    path = rel.save(tmp_path / "ff.csv")
+    bare = dataclasses.replace(rel, preimages=None)
+    built, flows = [], []
+    init, flow = _graph.ConsistencyGraph.__init__, csgraph.maximum_flow
+
+    def counting_init(self, release):
+        built.append(release)
+        init(self, release)
+
+    def counting_flow(*a, **kw):
+        flows.append(1)
+        return flow(*a, **kw)
+
+    monkeypatch.setattr(_graph.ConsistencyGraph, "__init__", counting_init)
+    monkeypatch.setattr(_graph, "maximum_flow", counting_flow)
+    monkeypatch.setattr(csgraph, "maximum_flow", counting_flow)
+    fewest = FreeformKAnonymity(4).check(bare).summary["min_matches"]
+    for k in (4, fewest + 1):  # the second fails, with the in-memory numbers
+        model = FreeformKAnonymity(k)
+        truth = model.check(bare)
+        built.clear(), flows.clear()
+        rep = audit(ds, path, model)
+        assert len(built) == 1 and len(flows) == 1, (len(built), len(flows))
+        assert not rep.findings and rep.passed == truth.satisfied == (k == 4)
+        assert rep.results[0].summary == truth.summary
+        # the file's row order is the release's: per-record verdicts line up
+        assert np.array_equal(rep.results[0].per_record, truth.per_record)
+    # the loan ends with the audit: the release read back gets a graph of its own afterwards
+    built.clear()
+    _graph.consistency_graph(rep.release)
+    assert len(built) == 1
+    with pytest.raises(InvalidParameterError, match="another release"):
+        with _graph.shared_graph(bare, _graph.ConsistencyGraph(rel)):
+            pass
