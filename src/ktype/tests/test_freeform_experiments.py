@@ -38,7 +38,13 @@ def test_freeform_experiments_tiny(tmp_path):
     out = tmp_path / "results"
     first = _run(out, "--max-n", "150")  # small points first, the rest resumed by the second call
     assert "fig7 table=0" in first.stdout and "fig10 n=200" not in first.stdout
+    if os.environ.get("KTYPE_FULL") != "1":  # the tiny configuration's fig10 has k = 5
+        some = _run(out, "--only", "fig10", "--methods", "nh", "--ks", "5")  # one method's points only
+        lines = [x for x in some.stdout.splitlines() if " cpu=" in x]
+        assert lines and all(x.startswith("fig10 ") and " k=5 method=nh " in x for x in lines), lines
+        assert "fig10 n=200 k=5 method=nh " in some.stdout
     second = _run(out)
+    assert "method=nh" not in "".join(x for x in second.stdout.splitlines() if x.startswith("fig10 n=200"))
     assert "fig7 table=0 " not in second.stdout  # resumed: points already in the CSVs are not re-run
     assert "fig10 n=200" in second.stdout
     for name in ("fig6", "fig7", "fig8", "fig9", "fig10"):
