@@ -505,6 +505,22 @@ class Encoded:
             return self._scale(tot)
         return np.zeros(len(levels))
 
+    def static_values(self) -> bool:
+        """Whether a feasible node's value is exactly :meth:`gen_cost` and never decreases upward.
+
+        True for the additive measures when no record can be suppressed (``limit == 0``: a
+        feasible node suppresses nothing) and for ``height`` (which ignores suppression), provided
+        each column's total ``colcost_j`` does not decrease with the level in floating point (then
+        neither does the sum: rounding is monotone). Exact arithmetic guarantees it (a coarser group
+        holds more leaves and records); a float tie broken the wrong way sends the search to the
+        general path. Same arithmetic as :meth:`_value`, so the values agree bit for bit.
+        """
+        if not (self.additive and self.measure_monotone()):
+            return False
+        if self.measure == "height":
+            return True
+        return all(bool((np.diff(self.colcost[j, : int(self.heights[j]) + 1]) >= 0).all()) for j in range(self.r))
+
     def _scale(self, x):
         if self.measure in ("loss_metric", "precision"):
             return x / (self.n * self.r)

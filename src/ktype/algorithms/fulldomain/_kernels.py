@@ -22,6 +22,7 @@ __all__ = [
     "_entropy_kernel",
     "_evaluate_k_kernel",
     "_merge_keys",
+    "_next_open",
     "_pack_kernel",
     "_path_bounded_kernel",
     "_path_kernel",
@@ -413,6 +414,16 @@ def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no c
     one with the lowest ``climb`` (ties: lowest id) at each step."""
     none = np.empty(0)
     return _path_bounded_kernel(levels, heights, strides, state, climb, start, none, none, np.inf, 0)
+
+
+@numba.njit(cache=True)
+def _next_open(order, state, pos):  # pragma: no cover - compiled
+    """First position ``i >= pos`` of ``order`` whose node is not known infeasible
+    (``state != -1``); ``len(order)`` if none."""
+    n = order.shape[0]
+    while pos < n and state[order[pos]] == -1:
+        pos += 1
+    return pos
 
 
 @numba.njit(cache=True)

@@ -19,7 +19,7 @@ import numpy as np
 from ...exceptions import InfeasibleError, InvalidParameterError, LatticeTooLargeError
 from ...release import Release
 from ._engine import Encoded, FrequencyCache, FrequencySet, NodeEval
-from ._kernels import _box_max_kernel, _path_bounded_kernel, _path_kernel, _spread_max_kernel, _tag_kernel
+from ._kernels import _box_max_kernel, _next_open, _path_bounded_kernel, _path_kernel, _spread_max_kernel, _tag_kernel
 
 __all__ = [
     "MAX_LATTICE_BYTES",
@@ -683,6 +683,64 @@ class LatticeSearch:
             self.value_of(int(m))
         return self.pick(mins)
 
+    def optimum_by_value(self, value: np.ndarray) -> int:
+        """The optimum when every feasible node's value is the static ``value`` (non-decreasing
+        upward, :meth:`Encoded.static_values`) and feasibility is monotone: no suppression, or
+        the ``height`` measure.
+
+        Nodes are visited by increasing ``(value, height, id)``; the first one not known
+        infeasible is resolved as in Flash (a path upward through unclassified nodes, here
+        climbing to the successor of least value, binary-searched for its lowest feasible node;
+        predictive tagging). The first visited node found feasible, ``F``, has the least value of
+        any feasible node (all nodes before it are infeasible). The tie rule of :meth:`pick`
+        (lowest value within the relative tolerance, then height, then id, among the k-minimal
+        nodes) then returns the feasible node of least ``(height, id)`` whose value is within the
+        tolerance of ``value(F)``: any feasible node lies above a k-minimal node of no larger
+        value and lower height, so the winner among all such feasible nodes is k-minimal. Those of
+        smaller ``(height, id)`` than ``F`` come after ``F`` in the order, within the tolerance;
+        they are classified in ``(height, id)`` order up to the first feasible one.
+
+        Only the nodes needed for that proof are classified (``state`` 0 elsewhere).
+        """
+        lat = self.lat
+        state = self.state
+        ids = np.arange(lat.size)
+        order = np.lexsort((ids, lat.height, value))
+        climb = np.ascontiguousarray(value, dtype=np.float64)
+        self._tagging = True
+        pos = 0
+        while True:
+            pos = int(_next_open(order, state, pos))
+            node = int(order[pos])  # the top is feasible: pos < size
+            if state[node] == 1:
+                break
+            path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, node)
+            lo, hi = 0, len(path) - 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                nd = int(path[mid])
+                if state[nd] == 0:
+                    self.check(nd, tag=True)
+                if state[nd] == 1:
+                    hi = mid - 1
+                else:
+                    lo = mid + 1
+        best = node
+        v = float(value[best])
+        window = order[pos + 1 : int(np.searchsorted(value[order], v + _TOL * max(1.0, abs(v)), side="right"))]
+        h = lat.height
+        window = window[(h[window] < h[best]) | ((h[window] == h[best]) & (window < best))]
+        for g in window[np.lexsort((window, h[window]))]:
+            g = int(g)
+            if state[g] == 0:
+                self.check(g, tag=True)
+            if state[g] == 1:
+                best = g
+                break
+        self._tagging = False
+        self.value_of(best)
+        return best
+
     def optimum_exact(self) -> int:
         """Exact optimum over all feasible nodes when the measure is not monotone.
 
@@ -763,10 +821,18 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
         and search.bounds_available()
         and ((enc.monotone_feasibility and not monotone_measure) or enc.relaxed)
     )
+    # no suppression and an additive measure: every node's value is static; visit nodes by value
+    by_value = (
+        algorithm == "flash" and not k_minimal and enc.limit == 0 and enc.monotone_feasibility and enc.static_values()
+    )
     # starts by lowest relative distance Σ L_j/h_j; paths climb the attribute with the
     # fewest levels first (largest relative step 1/h_j): measure-independent
-    prio = (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
-    if bounded:
+    prio = None if by_value else (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
+    if by_value:
+        if not search.check(lat.top, tag=True):
+            raise _infeasible(enc, search, algorithm)
+        best = search.optimum_by_value(enc.gen_cost(lat.levels))
+    elif bounded:
         search._init_bounds()
         # the top node has the least suppression (of the models, or of their relaxation):
         # if it fails, nothing passes
@@ -780,7 +846,11 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     else:
         search.classify_all()
     extra: dict[str, Any] = {"strategies": str(lat.n_strategies())}
-    if bounded:
+    if by_value:
+        mins = search.proven_minimal()
+        extra["k_minimal_complete"] = False
+        extra["nodes_pruned"] = int((search.state == 0).sum())
+    elif bounded:
         best = search.optimum_bounded(monotone_measure)
         search._bounded = False
         search.state[search.state == _PRUNED] = 0
