@@ -183,3 +183,18 @@ def test_by_value_tie_window_with_rounding_noise(seed):
         assert search.check(search.lat.top, tag=True)
         best = search.optimum_by_value(noisy)
         assert search.lat.levels[best].tolist() == b.optimum.tolist(), meas
+
+
+@pytest.mark.parametrize("heights", [[1, 4, 1, 2, 3, 2, 2, 2, 1], [0, 2], [3], [0], [2, 0, 1]])
+def test_lattice_arrays_by_id(heights):
+    """``Lattice`` (odometer kernel): level vectors by mixed-radix id, heights, int8 copy."""
+    from ktype.algorithms.fulldomain._lattice import Lattice
+
+    lat = Lattice(np.array(heights))
+    radix = np.array(heights) + 1
+    ids = np.arange(lat.size)
+    ref = (ids[:, None] // lat.strides[None, :]) % radix[None, :]
+    assert lat.levels.dtype == np.int64 and (lat.levels == ref).all() and (lat.levels8 == ref).all()
+    assert (lat.height == ref.sum(axis=1)).all()
+    mid = ref[lat.size // 2]
+    assert (lat.below(mid) == (ref <= mid).all(axis=1)).all() and (lat.above(mid) == (ref >= mid).all(axis=1)).all()

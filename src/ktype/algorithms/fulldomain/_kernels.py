@@ -21,6 +21,7 @@ __all__ = [
     "_emd_tree_kernel",
     "_entropy_kernel",
     "_evaluate_k_kernel",
+    "_lattice_kernel",
     "_merge_keys",
     "_next_open",
     "_pack_kernel",
@@ -414,6 +415,33 @@ def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no c
     one with the lowest ``climb`` (ties: lowest id) at each step."""
     none = np.empty(0)
     return _path_bounded_kernel(levels, heights, strides, state, climb, start, none, none, np.inf, 0)
+
+
+@numba.njit(cache=True)
+def _lattice_kernel(heights, size):  # pragma: no cover - compiled
+    """Level vectors of every node by id (mixed radix, first column most significant) as int64
+    and int8, and each node's height ``Σ L_j``: an odometer over the ids."""
+    r = heights.shape[0]
+    levels = np.empty((size, r), dtype=np.int64)
+    levels8 = np.empty((size, r), dtype=np.int8)
+    height = np.empty(size, dtype=np.int64)
+    cur = np.zeros(r, dtype=np.int64)
+    h = 0
+    for i in range(size):
+        for j in range(r):
+            levels[i, j] = cur[j]
+            levels8[i, j] = cur[j]
+        height[i] = h
+        j = r - 1
+        while j >= 0:
+            if cur[j] < heights[j]:
+                cur[j] += 1
+                h += 1
+                break
+            h -= cur[j]
+            cur[j] = 0
+            j -= 1
+    return levels, levels8, height
 
 
 @numba.njit(cache=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import factorial, prod
 from typing import Any
 
@@ -19,7 +20,15 @@ import numpy as np
 from ...exceptions import InfeasibleError, InvalidParameterError, LatticeTooLargeError
 from ...release import Release
 from ._engine import Encoded, FrequencyCache, FrequencySet, NodeEval
-from ._kernels import _box_max_kernel, _next_open, _path_bounded_kernel, _path_kernel, _spread_max_kernel, _tag_kernel
+from ._kernels import (
+    _box_max_kernel,
+    _lattice_kernel,
+    _next_open,
+    _path_bounded_kernel,
+    _path_kernel,
+    _spread_max_kernel,
+    _tag_kernel,
+)
 
 __all__ = [
     "MAX_LATTICE_BYTES",
@@ -101,12 +110,13 @@ class Lattice:
         for j in range(self.r - 2, -1, -1):
             self.strides[j] = self.strides[j + 1] * radix[j + 1]
         self.size = int(np.prod(radix))
-        ids = np.arange(self.size, dtype=np.int64)
-        self.levels = (ids[:, None] // self.strides[None, :]) % radix[None, :]
-        self._cols = [np.ascontiguousarray(self.levels[:, j], dtype=np.int8) for j in range(self.r)]
-        self.levels8 = np.ascontiguousarray(self.levels, dtype=np.int8)
-        self.height = self.levels.sum(axis=1)
+        self.levels, self.levels8, self.height = _lattice_kernel(self.heights, self.size)
         self.top = int(self.size - 1)
+
+    @cached_property
+    def _cols(self) -> list[np.ndarray]:
+        """Each column's levels (int8, contiguous) for :meth:`above` / :meth:`below`."""
+        return [np.ascontiguousarray(self.levels8[:, j]) for j in range(self.r)]
 
     def node_id(self, levels: Any) -> int:
         return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
