@@ -198,3 +198,31 @@ def test_lattice_arrays_by_id(heights):
     assert (lat.height == ref.sum(axis=1)).all()
     mid = ref[lat.size // 2]
     assert (lat.below(mid) == (ref <= mid).all(axis=1)).all() and (lat.above(mid) == (ref >= mid).all(axis=1)).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_lattice_cost_and_bottom_encoding(seed):
+    """``Encoded.lattice_cost`` (outer sums) equals ``gen_cost`` of every node bit for bit, and
+    the bottom frequency set built straight from the rows (``_bottom_kernel``) equals the
+    general roll-up of the rows (same distinct rows, order, counts, codes, row map)."""
+    from ktype.algorithms.fulldomain._kernels import _pack_kernel, _rollup_kernel
+    from ktype.algorithms.fulldomain._lattice import Lattice
+
+    ds, k, _ = random_table(seed)
+    for meas in (*ADDITIVE, "discernibility"):
+        enc = Encoded(ds, (KAnonymity(k),), 0.0, meas)
+        lat = Lattice(enc.heights)
+        assert (enc.lattice_cost() == enc.gen_cost(lat.levels)).all(), meas
+    ident = np.concatenate([enc.gmap[j][0] for j in range(enc.r)]).astype(np.int32)
+    offs = np.concatenate([[0], np.cumsum([len(enc.gmap[j][0]) for j in range(enc.r)])[:-1]]).astype(np.int64)
+    tab, cnt, inv = _rollup_kernel(np.ascontiguousarray(ds.X, dtype=enc.tab_dtype), np.ones(ds.n, dtype=np.int64), ident, offs)
+    b = enc.bottom
+    assert b.tab.dtype == tab.dtype and (b.tab == tab).all() and (b.cnt == cnt).all() and (enc.row_tuple == inv).all()
+    assert (b.codes == _pack_kernel(tab, enc._shifts)).all()
+    loss = Encoded(ds, (KAnonymity(k),), 0.0, "loss_metric")
+    for j, h in enumerate(ds.hierarchies):  # the column counts behind the costs, row by row
+        for lev in range(h.height + 1):
+            nodes = h.level_nodes(lev)[ds.X[:, j]]
+            direct = float(((h.node_hi - h.node_lo)[nodes] / max(h.size - 1, 1)).sum())
+            assert loss.colcost[j, lev] == pytest.approx(direct, rel=1e-12, abs=1e-12)

@@ -49,7 +49,9 @@ from ...models.ldiversity import (
 from ...models.tcloseness import TOLERANCE as T_TOLERANCE
 from ...models.tcloseness import TCloseness, _tree_arrays
 from ._kernels import (
+    _bottom_kernel,
     _class_stats,
+    _column_counts,
     _distinct_kernel,
     _emd_equal_kernel,
     _emd_ordered_kernel,
@@ -357,8 +359,11 @@ class Encoded:
         self.gcost: list[list[np.ndarray]] = []
         self.colcost = np.zeros((r, int(self.heights.max()) + 1))
         self.rootcost = np.zeros(r)
+        sizes = [h.size for h in dataset.hierarchies]
+        foff = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        counts = _column_counts(X, foff, int(foff[-1]))
         for j, h in enumerate(dataset.hierarchies):
-            freq = np.bincount(X[:, j], minlength=h.size).astype(np.int64)
+            freq = counts[foff[j] : foff[j + 1]]
             gm, gn, ng, gc = [], [], [], []
             for lev in range(h.height + 1):
                 nodes = h.level_nodes(lev)
@@ -384,7 +389,12 @@ class Encoded:
         offs = np.concatenate([[0], np.cumsum([len(self.gmap[j][0]) for j in range(r)])[:-1]]).astype(np.int64)
         small = max(max(ng) for ng in self.ngroups) < 2**15
         self.tab_dtype = np.int16 if small else np.int32
-        tab, cnt, inv = _rollup_kernel(np.ascontiguousarray(X, dtype=self.tab_dtype), np.ones(n, dtype=np.int64), ident, offs)
+        bottom_codes = None
+        if self.packs(np.zeros(r, dtype=np.int64)):
+            tab, bottom_codes, cnt, inv = _bottom_kernel(X, ident, offs, self._shifts)
+            tab = tab.astype(self.tab_dtype)
+        else:
+            tab, cnt, inv = _rollup_kernel(np.ascontiguousarray(X, dtype=self.tab_dtype), np.ones(n, dtype=np.int64), ident, offs)
         self.row_tuple = inv  # input row -> distinct tuple
         hists = {}
         self.sens_cols: list[str] = []
@@ -395,7 +405,7 @@ class Encoded:
                 codes = dataset.sensitive_codes[col].astype(np.int64)
                 hists[col] = np.bincount(inv * V + codes, minlength=len(cnt) * V).reshape(len(cnt), V).astype(np.int64)
                 self.sens_cols.append(col)
-        self.bottom = FrequencySet(tab, cnt, hists, _pack_kernel(tab, self._shifts) if self.packs(np.zeros(r, dtype=np.int64)) else None)
+        self.bottom = FrequencySet(tab, cnt, hists, bottom_codes)
         self.model_cols = [m.sensitive_name(dataset) for m in self.models]
         #: feasibility is not monotone but suppression is allowed: evaluations also report the
         #: records failing the monotone relaxation of the models (:func:`relaxation`)
@@ -504,6 +514,21 @@ class Encoded:
                 tot += self.colcost[j, levels[:, j]]
             return self._scale(tot)
         return np.zeros(len(levels))
+
+    def lattice_cost(self) -> np.ndarray:
+        """:meth:`gen_cost` of every lattice node, by node id (mixed radix, first column most
+        significant): one outer sum per column, the same additions in the same order (equal bit
+        for bit), without building the level vectors."""
+        if self.measure == "height":
+            cols = [np.arange(int(h) + 1, dtype=float) for h in self.heights]
+        elif self.measure in ("non_uniform_entropy", "loss_metric", "precision"):
+            cols = [self.colcost[j, : int(self.heights[j]) + 1] for j in range(self.r)]
+        else:
+            return np.zeros(int(np.prod(self.heights + 1)))
+        tot = np.zeros(1)
+        for c in cols:
+            tot = np.add.outer(tot, c).ravel()
+        return tot if self.measure == "height" else self._scale(tot)
 
     def static_values(self) -> bool:
         """Whether a feasible node's value is exactly :meth:`gen_cost` and never decreases upward.

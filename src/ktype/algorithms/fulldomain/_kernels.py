@@ -13,7 +13,9 @@ import numpy as np
 
 __all__ = [
     "_box_ids",
+    "_bottom_kernel",
     "_box_max_kernel",
+    "_column_counts",
     "_class_stats",
     "_distinct_kernel",
     "_emd_equal_kernel",
@@ -137,6 +139,42 @@ def _merge_keys(keys, cnt, want_inv):  # pragma: no cover - compiled
                 break
             s = (s + np.uint64(1)) & mask
     return rep[:g], out_cnt[:g], inv
+
+
+@numba.njit(cache=True)
+def _column_counts(X, offs, total):  # pragma: no cover - compiled
+    """Per-column value counts of ``X`` in one pass: ``out[offs[j] + v]`` = rows with ``X[:, j] == v``."""
+    out = np.zeros(total, dtype=np.int64)
+    d, r = X.shape
+    for i in range(d):
+        for j in range(r):
+            out[offs[j] + X[i, j]] += 1
+    return out
+
+
+@numba.njit(cache=True)
+def _bottom_kernel(X, ident, offs, shifts):  # pragma: no cover - compiled
+    """The bottom frequency set straight from the input rows when level-0 ids bit-pack: each
+    row's code ``OR_j ident[offs[j] + X[i, j]] << shifts[j]``, merged by :func:`_merge_keys`.
+    Returns ``(tab, codes, cnt, inv)`` with the distinct rows in first-appearance order (as
+    :func:`_rollup_kernel` returns them)."""
+    d, r = X.shape
+    keys = np.empty(d, dtype=np.int64)
+    for i in range(d):
+        key = np.int64(0)
+        for j in range(r):
+            key |= np.int64(ident[offs[j] + X[i, j]]) << shifts[j]
+        keys[i] = key
+    rep, cnt, inv = _merge_keys(keys, np.ones(d, dtype=np.int64), True)
+    g = rep.shape[0]
+    tab = np.empty((g, r), dtype=np.int32)
+    codes = np.empty(g, dtype=np.int64)
+    for o in range(g):
+        i = rep[o]
+        codes[o] = keys[i]
+        for j in range(r):
+            tab[o, j] = ident[offs[j] + X[i, j]]
+    return tab, codes, cnt, inv
 
 
 @numba.njit(cache=True)

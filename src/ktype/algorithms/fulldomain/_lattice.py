@@ -841,7 +841,7 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     if by_value:
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
-        best = search.optimum_by_value(enc.gen_cost(lat.levels))
+        best = search.optimum_by_value(enc.lattice_cost())
     elif bounded:
         search._init_bounds()
         # the top node has the least suppression (of the models, or of their relaxation):
