@@ -483,12 +483,17 @@ def _lattice_kernel(heights, size):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _next_open(order, state, pos):  # pragma: no cover - compiled
+def _next_open(order, state, pos, unclassified):  # pragma: no cover - compiled
     """First position ``i >= pos`` of ``order`` whose node is not known infeasible
-    (``state != -1``); ``len(order)`` if none."""
+    (``state != -1``), or with ``unclassified`` whose node is unclassified (``state == 0``);
+    ``len(order)`` if none."""
     n = order.shape[0]
-    while pos < n and state[order[pos]] == -1:
-        pos += 1
+    if unclassified:
+        while pos < n and state[order[pos]] != 0:
+            pos += 1
+    else:
+        while pos < n and state[order[pos]] == -1:
+            pos += 1
     return pos
 
 

@@ -458,10 +458,13 @@ class LatticeSearch:
         climb = np.ascontiguousarray(priority if climb is None else climb, dtype=np.float64)
         state = self.state
         self._tagging = True
-        for start in order:
-            if state[start] != 0:
-                continue
-            path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, int(start))
+        pos = 0
+        while True:
+            pos = int(_next_open(order, state, pos, True))  # next unclassified start
+            if pos == len(order):
+                break
+            path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, int(order[pos]))
+            pos += 1
             lo, hi = 0, len(path) - 1
             while lo <= hi:
                 mid = (lo + hi) // 2
@@ -720,7 +723,7 @@ class LatticeSearch:
         self._tagging = True
         pos = 0
         while True:
-            pos = int(_next_open(order, state, pos))
+            pos = int(_next_open(order, state, pos, False))
             node = int(order[pos])  # the top is feasible: pos < size
             if state[node] == 1:
                 break
