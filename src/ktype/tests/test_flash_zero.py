@@ -221,8 +221,16 @@ def test_lattice_cost_and_bottom_encoding(seed):
     assert b.tab.dtype == tab.dtype and (b.tab == tab).all() and (b.cnt == cnt).all() and (enc.row_tuple == inv).all()
     assert (b.codes == _pack_kernel(tab, enc._shifts)).all()
     loss = Encoded(ds, (KAnonymity(k),), 0.0, "loss_metric")
-    for j, h in enumerate(ds.hierarchies):  # the column counts behind the costs, row by row
+    ent = Encoded(ds, (KAnonymity(k),), 0.0, "non_uniform_entropy")
+    for j, h in enumerate(ds.hierarchies):  # the column counts and groups behind the costs, row by row
         for lev in range(h.height + 1):
+            uniq, ids = np.unique(h.level_nodes(lev), return_inverse=True)
+            assert (loss.gmap[j][lev] == ids).all() and (loss.gnode[j][lev] == uniq).all()
             nodes = h.level_nodes(lev)[ds.X[:, j]]
             direct = float(((h.node_hi - h.node_lo)[nodes] / max(h.size - 1, 1)).sum())
             assert loss.colcost[j, lev] == pytest.approx(direct, rel=1e-12, abs=1e-12)
+            # non-uniform entropy: Σ_rows log2(N(group) / N(value))
+            _, vinv, vcnt = np.unique(ds.X[:, j], return_inverse=True, return_counts=True)
+            _, ginv, gcnt = np.unique(nodes, return_inverse=True, return_counts=True)
+            direct = float(np.log2(gcnt[ginv] / vcnt[vinv]).sum())
+            assert ent.colcost[j, lev] == pytest.approx(direct, rel=1e-9, abs=1e-9)

@@ -367,8 +367,12 @@ class Encoded:
             gm, gn, ng, gc = [], [], [], []
             for lev in range(h.height + 1):
                 nodes = h.level_nodes(lev)
-                uniq, ids = np.unique(nodes, return_inverse=True)
-                ids = ids.astype(np.int32)
+                # the distinct ancestors (ascending node id) and each leaf's rank among them,
+                # as np.unique(nodes, return_inverse=True) gives them, without sorting
+                mark = np.zeros(len(h.node_lo), dtype=bool)
+                mark[nodes] = True
+                uniq = np.flatnonzero(mark)
+                ids = (np.cumsum(mark, dtype=np.int32) - 1)[nodes]
                 gm.append(ids)
                 gn.append(uniq.astype(np.int32))
                 ng.append(len(uniq))
@@ -492,8 +496,10 @@ class Encoded:
     def _column_total(self, j, h, lev, ids, freq, gfreq, cost) -> float:
         """Sum over all records of the column-``j`` cell cost at level ``lev`` (no suppression)."""
         if self.measure == "non_uniform_entropy":
-            f = freq[freq > 0].astype(float)
-            return float((gfreq * cost).sum() - (f * np.log2(f)).sum())
+            if lev == 0:  # Σ_a N(a)·log2 N(a) of the column, the same at every level
+                f = freq[freq > 0].astype(float)
+                self._flogf = (f * np.log2(f)).sum()
+            return float((gfreq * cost).sum() - self._flogf)
         if self.measure in ("loss_metric", "precision"):
             return float((gfreq * cost).sum())
         return 0.0
