@@ -234,3 +234,16 @@ def test_lattice_cost_and_bottom_encoding(seed):
             _, ginv, gcnt = np.unique(nodes, return_inverse=True, return_counts=True)
             direct = float(np.log2(gcnt[ginv] / vcnt[vinv]).sum())
             assert ent.colcost[j, lev] == pytest.approx(direct, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_value_order_equals_lexsort(seed):
+    """``value_order`` = ``np.lexsort((ids, height, value))`` with many exact ties."""
+    from ktype.algorithms.fulldomain._lattice import value_order
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    value = rng.integers(0, int(rng.integers(1, 20)), n) * 0.1
+    height = rng.integers(0, 12, n)
+    assert (value_order(value, height) == np.lexsort((np.arange(n), height, value))).all()

@@ -333,6 +333,19 @@ def encoding_fields(enc: Encoded) -> dict[str, Any]:
     }
 
 
+def value_order(value: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """Node ids by increasing ``(value, height, id)`` (``np.lexsort((ids, height, value))``):
+    a stable sort by value, then, only where values tie exactly, a stable sort of the nearly
+    sorted key ``(run of equal values, height)``."""
+    order = np.argsort(value, kind="stable")
+    vs = value[order]
+    same = vs[1:] == vs[:-1]
+    if same.any():
+        run = np.concatenate(([0], np.cumsum(~same)))
+        order = order[np.argsort(run * (int(height.max()) + 1) + height[order], kind="stable")]
+    return order
+
+
 class LatticeSearch:
     """Search state over one lattice: node evaluation with roll-up caching and tagging."""
 
@@ -717,8 +730,7 @@ class LatticeSearch:
         """
         lat = self.lat
         state = self.state
-        ids = np.arange(lat.size)
-        order = np.lexsort((ids, lat.height, value))
+        order = value_order(value, lat.height)
         climb = np.ascontiguousarray(value, dtype=np.float64)
         self._tagging = True
         pos = 0
