@@ -608,10 +608,13 @@ class LatticeSearch:
         climb = np.ascontiguousarray(climb, dtype=np.float64)
         state = self.state
         self._tagging = True
-        for start in order:
-            start = int(start)
-            if state[start] != 0:
-                continue
+        pos = 0
+        while True:
+            pos = int(_next_open(order, state, pos, True))  # next unclassified, unpruned start
+            if pos == len(order):
+                break
+            start = int(order[pos])
+            pos += 1
             thr = self._threshold()
             if self.mono[start] + self.sharp[start] > thr:
                 self._prune(start, thr)
