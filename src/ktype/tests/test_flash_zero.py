@@ -132,6 +132,13 @@ def test_static_values_fallback():
     enc = Encoded(ds, (KAnonymity(k),), 0.0, "loss_metric")
     assert enc.static_values()
     assert not Encoded(ds, (KAnonymity(k),), 0.05, "loss_metric").static_values()
+    for j, h in enumerate(enc.heights):  # a fall at any level of any column is seen
+        for lev in range(1, int(h) + 1):
+            keep = enc.colcost[j, lev]
+            enc.colcost[j, lev] = enc.colcost[j, lev - 1] - 1e-12
+            assert not enc.static_values(), (j, lev)
+            enc.colcost[j, lev] = keep
+    assert enc.static_values()
     enc.colcost[0, 1] = enc.colcost[0, 0] - 1e-12
     assert not enc.static_values()
     res = run_search(enc, "flash")

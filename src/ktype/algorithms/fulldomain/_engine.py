@@ -550,7 +550,8 @@ class Encoded:
             return False
         if self.measure == "height":
             return True
-        return all(bool((np.diff(self.colcost[j, : int(self.heights[j]) + 1]) >= 0).all()) for j in range(self.r))
+        rises = np.diff(self.colcost, axis=1)  # column j's levels 0..h_j, zero-padded beyond
+        return bool((rises[np.arange(rises.shape[1])[None, :] < self.heights[:, None]] >= 0).all())
 
     def _scale(self, x):
         if self.measure in ("loss_metric", "precision"):
