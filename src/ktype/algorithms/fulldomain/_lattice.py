@@ -486,17 +486,23 @@ class LatticeSearch:
                 break
             path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, int(order[pos]))
             pos += 1
-            lo, hi = 0, len(path) - 1
-            while lo <= hi:
-                mid = (lo + hi) // 2
-                node = int(path[mid])
-                if state[node] == 0:
-                    self.check(node, tag=True)
-                if state[node] == 1:
-                    hi = mid - 1
-                else:
-                    lo = mid + 1
+            self._search_path(path)
         self._tagging = False
+
+    def _search_path(self, path: np.ndarray) -> None:
+        """Binary-search an upward path for its lowest feasible node, evaluating (and tagging)
+        the unclassified nodes it probes (Flash)."""
+        state = self.state
+        lo, hi = 0, len(path) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            node = int(path[mid])
+            if state[node] == 0:
+                self.check(node, tag=True)
+            if state[node] == 1:
+                hi = mid - 1
+            else:
+                lo = mid + 1
 
     def classify_all(self) -> None:
         """Evaluate every node, bottom-up by height, each rolled up from a direct specialization."""
@@ -751,16 +757,7 @@ class LatticeSearch:
             if state[node] == 1:
                 break
             path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, node)
-            lo, hi = 0, len(path) - 1
-            while lo <= hi:
-                mid = (lo + hi) // 2
-                nd = int(path[mid])
-                if state[nd] == 0:
-                    self.check(nd, tag=True)
-                if state[nd] == 1:
-                    hi = mid - 1
-                else:
-                    lo = mid + 1
+            self._search_path(path)
         best = node
         v = float(value[best])
         window = order[pos + 1 : int(np.searchsorted(value[order], v + _TOL * max(1.0, abs(v)), side="right"))]
