@@ -140,7 +140,9 @@ def lattice_search(
     k_minimal : bool
         ``flash`` only. ``False`` (default): search for the optimum; with suppression, nodes
         whose lower bound exceeds the best value found are neither evaluated nor classified
-        (``state`` 0) and ``minimal`` holds only the k-minimal nodes the search proved.
+        (``state`` 0); without suppression and an additive measure, nodes are visited by value
+        and only those the proof of the optimum needs are classified. ``minimal`` then holds
+        only the k-minimal nodes the search proved (``extra["k_minimal_complete"]`` is False).
         ``True``: classify every node and return all k-minimal nodes (slower).
 
     Returns

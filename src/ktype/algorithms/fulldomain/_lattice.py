@@ -838,8 +838,9 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
 
     ``flash`` with ``k_minimal=False`` (the default) searches for the optimum only: nodes
     whose lower bound exceeds the best value found are neither evaluated nor classified
-    (:meth:`LatticeSearch.classify_bounded`; ``state`` 0), and ``minimal`` holds the
-    k-minimal nodes the classification proves. ``k_minimal=True`` classifies every node
+    (:meth:`LatticeSearch.classify_bounded`; ``state`` 0) — without suppression and with an
+    additive measure, nodes are visited by value (:meth:`LatticeSearch.optimum_by_value`) —
+    and ``minimal`` holds the k-minimal nodes the classification proves. ``k_minimal=True`` classifies every node
     and returns every k-minimal node (as ``exhaustive`` does).
     """
     t0 = time.perf_counter()
