@@ -254,3 +254,22 @@ def test_value_order_equals_lexsort(seed):
     value = rng.integers(0, int(rng.integers(1, 20)), n) * 0.1
     height = rng.integers(0, 12, n)
     assert (value_order(value, height) == np.lexsort((np.arange(n), height, value))).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_by_value_infeasible_reports_like_exhaustive(seed):
+    """No feasible node (k above some class of the top, or ℓ above the distinct values): the
+    search by value raises InfeasibleError naming the same least suppression as exhaustive
+    (it evaluated the top, the node of least suppression)."""
+    ds, _, _ = random_table(seed)
+    rng = np.random.default_rng(seed)
+    models = (KAnonymity(ds.n + 1),) if rng.random() < 0.5 else (DistinctLDiversity(4),)
+    for meas in ADDITIVE:
+        msgs = []
+        for alg in ("flash", "exhaustive"):
+            try:
+                run_search(Encoded(ds, models, 0.0, meas), alg)
+            except InfeasibleError as e:
+                msgs.append(str(e).split(": ", 1)[1])
+        assert len(msgs) in (0, 2) and (not msgs or msgs[0] == msgs[1]), msgs

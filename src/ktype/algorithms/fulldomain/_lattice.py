@@ -743,7 +743,8 @@ class LatticeSearch:
         smaller ``(height, id)`` than ``F`` come after ``F`` in the order, within the tolerance;
         they are classified in ``(height, id)`` order up to the first feasible one.
 
-        Only the nodes needed for that proof are classified (``state`` 0 elsewhere).
+        Only the nodes needed for that proof are classified (``state`` 0 elsewhere). Returns
+        -1 when no node is feasible (then the top, the node of least suppression, was evaluated).
         """
         lat = self.lat
         state = self.state
@@ -753,7 +754,10 @@ class LatticeSearch:
         pos = 0
         while True:
             pos = int(_next_open(order, state, pos, False))
-            node = int(order[pos])  # the top is feasible: pos < size
+            if pos == len(order):  # every node infeasible
+                self._tagging = False
+                return -1
+            node = int(order[pos])
             if state[node] == 1:
                 break
             path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, node)
@@ -863,9 +867,11 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     # fewest levels first (largest relative step 1/h_j): measure-independent
     prio = None if by_value else (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
     if by_value:
-        if not search.check(lat.top, tag=True):
-            raise _infeasible(enc, search, algorithm)
+        # no separate check of the top: when nothing is feasible every path's binary search
+        # ends by evaluating its top, the lattice's top among them (the least suppression)
         best = search.optimum_by_value(enc.lattice_cost())
+        if best < 0:
+            raise _infeasible(enc, search, algorithm)
     elif bounded:
         search._init_bounds()
         # the top node has the least suppression (of the models, or of their relaxation):
