@@ -12,7 +12,8 @@ Usage::
     python benchmarks/bench_local.py                        # k = 10 and 100, basic, median of 3
     python benchmarks/bench_local.py --randomized           # also the randomized pipeline (Alg 6 → 3 → 5)
     python benchmarks/bench_local.py --n 5000 --ks 10 --repeat 1
-    python benchmarks/bench_local.py --baselines            # also agglomerative / forest (slow: minutes)
+    python benchmarks/bench_local.py --baselines            # also agglomerative / forest (median of --repeat)
+    python benchmarks/bench_local.py --only-baselines --ks 10 100 --reference   # agglomerative vs the pre-#13 kernel
     python benchmarks/bench_local.py --verify               # also through ktype.algorithms.run (checker)
 
 Results are appended to ``benchmarks/results/local.csv`` and summarized in
@@ -86,7 +87,17 @@ def pipeline(p: Problem, k: int, randomized: bool, seed: int) -> tuple[dict, flo
     return t, p.table_cost(LO, HI), f"{st.upgrades} upgrades"
 
 
-def bench(n: int | None, k: int, measure: str, repeat: int, randomized: bool, baselines: bool, verify: bool):
+def bench(
+    n: int | None,
+    k: int,
+    measure: str,
+    repeat: int,
+    randomized: bool,
+    baselines: bool,
+    verify: bool,
+    pipelines: bool = True,
+    reference: bool = False,
+):
     ds = adult(n=n)
     p = Problem.from_dataset(ds, measure)
     small = Problem.from_dataset(adult(n=60), measure)
@@ -96,7 +107,8 @@ def bench(n: int | None, k: int, measure: str, repeat: int, randomized: bool, ba
     started = time.strftime("%Y-%m-%d %H:%M")
     base = {"date": started, "n": ds.n, "r": ds.r, "k": k, "measure": measure}
     base["machine"] = f"{platform.processor() or platform.machine()} x{os.cpu_count()}"
-    for variant in ("basic", "randomized") if randomized else ("basic",):
+    variants = ("basic", "randomized") if randomized else ("basic",)
+    for variant in variants if pipelines else ():
         runs = []
         loads = [os.getloadavg()[0]]
         for rep in range(repeat):
@@ -141,22 +153,36 @@ def bench(n: int | None, k: int, measure: str, repeat: int, randomized: bool, ba
         )
     if baselines:
         for name, fn in (("forest", forest_clusters), ("agglomerative", agglomerative_clusters)):
-            clock = Clock()
-            lab = fn(p, k)
-            w, c = clock.lap()
+            runs, loads = [], [os.getloadavg()[0]]
+            for _ in range(repeat):
+                clock = Clock()
+                lab = fn(p, k)
+                runs.append(clock.lap())
+                loads.append(os.getloadavg()[0])
+            note = ""
+            if name == "agglomerative" and reference:
+                # the frozen kernel before #13 item 6: its time, and whether the labels agree
+                from ktype.tests.test_local_agglo import reference_clusters
+
+                clock = Clock()
+                ref = reference_clusters(p, k)
+                w, c = clock.lap()
+                loads.append(os.getloadavg()[0])
+                note = f"before #13: {w:.1f} s wall, {c:.1f} s cpu, same labels: {bool(np.array_equal(lab, ref))}"
             rows.append(
                 {
                     **base,
                     "variant": name,
                     "what": "total",
-                    "repeats": 1,
-                    "wall_s": round(w, 2),
-                    "cpu_s": round(c, 2),
-                    "load": f"{os.getloadavg()[0]:.1f}",
+                    "repeats": repeat,
+                    "wall_s": round(statistics.median(r[0] for r in runs), 2),
+                    "cpu_s": round(statistics.median(r[1] for r in runs), 2),
+                    "load": f"{min(loads):.1f}-{max(loads):.1f}",
                     "loss": p.table_cost(*cluster_boxes(p, lab)),
-                    "note": "",
+                    "note": note,
                 }
             )
+            print(rows[-1], flush=True)
     for r in rows:
         print(r, flush=True)
     return rows
@@ -174,8 +200,10 @@ def write(out: Path, rows: list[dict]) -> None:
     lines = [
         "# bench_local: k-concealment on UCI Adult",
         "",
-        "Command: `python benchmarks/bench_local.py [--n N] [--ks K ...] [--repeat R] [--randomized] [--baselines] [--verify]`.",
+        "Command: `python benchmarks/bench_local.py [--n N] [--ks K ...] [--repeat R] [--randomized] [--baselines | --only-baselines [--reference]] [--verify]`.",
         "Goal (issue 13 item 6): basic k-concealment on Adult 45,222 < 30 s at k=10, < 120 s at k=100.",
+        "Agglomerative baseline: several-fold faster with the same labels (`--only-baselines --reference`",
+        "also times the frozen pre-#13 kernel once and records whether the labels agree).",
         "",
         "Newest runs first; seconds are the median of `repeats` runs. `cpu_s` is the CPU time of the",
         "process (all threads): on this shared 2-core machine `load` (1-minute load average before/after)",
@@ -214,13 +242,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measure", default="loss_metric", choices=["loss_metric", "entropy"])
     ap.add_argument("--repeat", type=int, default=3, help="runs per configuration (median reported)")
     ap.add_argument("--randomized", action="store_true", help="also the randomized pipeline (seeds 0..repeat-1)")
-    ap.add_argument("--baselines", action="store_true")
+    ap.add_argument("--baselines", action="store_true", help="also forest and agglomerative (median of --repeat)")
+    ap.add_argument("--only-baselines", action="store_true", help="forest and agglomerative only")
+    ap.add_argument(
+        "--reference", action="store_true", help="with the baselines: also time the pre-#13 agglomerative kernel (once)"
+    )
     ap.add_argument("--verify", action="store_true", help="also run through the registry (checker time)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for k in args.ks:  # results are written after every k, so a long run keeps what it measured
-        write(args.out, bench(args.n, k, args.measure, args.repeat, args.randomized, args.baselines, args.verify))
+        rows = bench(
+            args.n,
+            k,
+            args.measure,
+            args.repeat,
+            args.randomized,
+            args.baselines or args.only_baselines,
+            args.verify,
+            pipelines=not args.only_baselines,
+            reference=args.reference,
+        )
+        write(args.out, rows)
     return 0
 
 
