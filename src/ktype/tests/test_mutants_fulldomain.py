@@ -287,3 +287,17 @@ def test_flash_and_exhaustive_on_a_fars_sample_against_brute_force(measure):
         rel = run(name, ds, KAnonymity(5), measure=measure, max_suppression=0.1)
         assert abs(rel.provenance["objective"]) == pytest.approx(abs(want)), name
         assert rel.n_suppressed <= 25 and KAnonymity(5).check(rel).satisfied
+
+
+def test_samarati_refuses_a_lattice_whose_widest_layer_exceeds_the_limit(monkeypatch):
+    from ktype.exceptions import LatticeTooLargeError
+
+    ds = _adult(60, 1)  # heights 3, 1, 2: layers 1, 3, 5, 6, 5, 3, 1
+    heights = [h.height for h in ds.hierarchies]
+    widest = max(sum(1 for v in _nodes_of(heights) if sum(v) == t) for t in range(sum(heights) + 1))
+    assert widest == 6
+    monkeypatch.setattr(_samarati, "MAX_LAYER_NODES", widest)  # at the limit: runs
+    assert run("samarati", ds, KAnonymity(2)).levels is not None
+    monkeypatch.setattr(_samarati, "MAX_LAYER_NODES", widest - 1)
+    with pytest.raises(LatticeTooLargeError, match=r"^samarati: .* scanning its widest height layer \(6 nodes\) needs"):
+        run("samarati", ds, KAnonymity(2))
