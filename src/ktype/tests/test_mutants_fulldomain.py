@@ -116,6 +116,7 @@ def test_layers_are_the_nodes_of_each_height():
     nodes = _nodes_of(heights)
     assert layer_sizes(heights) == [sum(1 for v in nodes if sum(v) == t) for t in range(int(heights.sum()) + 1)]
     for t in range(int(heights.sum()) + 1):
+        assert layer(heights, t).dtype == np.int64  # documented: (m, r) int64
         got = [tuple(v) for v in layer(heights, t).tolist()]
         assert got == sorted(v for v in nodes if sum(v) == t)  # lexicographic
 
@@ -133,6 +134,8 @@ def test_incognito_finds_every_feasible_node_and_the_optimum(n, seed, k, sup):
         res = incognito_search(Encoded(ds, (KAnonymity(k),), sup, measure))
         assert sorted(map(tuple, res.levels[res.state == 1].tolist())) == sorted(feas)
         assert sorted(map(tuple, res.minimal.tolist())) == _minimal(feas)
+        assert res.extra["checks"] == sum(len(it["checked"]) for it in res.extra["iterations"]) > 0
+        assert res.monotone_measure is (measure == "height" or math.floor(sup * n + 1e-9) == 0)
         if measure != "height":
             assert res.value == pytest.approx(min(_value(ds, lv, k, measure) for lv in feas)), measure
 
@@ -173,6 +176,7 @@ def test_datafly_raises_the_qi_with_most_distinct_values(n, seed, k, sup):
     limit = k if sup is None else math.floor(sup * n + 1e-9)
     lv, steps, small = _datafly_oracle(ds, k, limit)
     rel = run("datafly", ds, KAnonymity(k), max_suppression=sup)
+    assert rel.provenance["lattice"]["algorithm"] == "datafly"
     assert rel.levels.tolist() == lv
     assert [(s["attribute"], s["distinct"], s["suppression_needed"]) for s in rel.provenance["lattice"]["steps"]] == steps
     assert rel.n_suppressed == int(small.sum())
@@ -234,8 +238,9 @@ def test_lattice_search_argument_errors_are_ktype_errors():
     ds = _adult(30, 1)
     with pytest.raises(InvalidParameterError, match="flash needs a ktype Dataset; got DataFrame"):
         lattice_search(pd.DataFrame({"a": [1, 2]}), KAnonymity(2))
-    with pytest.raises(InvalidParameterError, match="Give at least one privacy model"):
+    with pytest.raises(InvalidParameterError) as err:
         lattice_search(ds, [])
+    assert str(err.value) == "Give at least one privacy model (e.g. KAnonymity(5))."
     with pytest.raises(InvalidParameterError, match="Unknown lattice algorithm 'samarati'"):
         lattice_search(ds, KAnonymity(2), algorithm="samarati")
     with pytest.raises(InvalidParameterError, match="'max_suppression' parameter of exhaustive"):
@@ -301,3 +306,43 @@ def test_samarati_refuses_a_lattice_whose_widest_layer_exceeds_the_limit(monkeyp
     monkeypatch.setattr(_samarati, "MAX_LAYER_NODES", widest - 1)
     with pytest.raises(LatticeTooLargeError, match=r"^samarati: .* scanning its widest height layer \(6 nodes\) needs"):
         run("samarati", ds, KAnonymity(2))
+
+
+def test_searches_name_themselves_when_refusing(monkeypatch):
+    from ktype.algorithms.fulldomain import _lattice
+    from ktype.exceptions import HierarchyError, LatticeTooLargeError
+
+    ds = _adult(40, 3)
+    need = _lattice.dense_search_bytes([h.height for h in ds.hierarchies])
+    monkeypatch.setattr(_lattice, "MAX_LATTICE_BYTES", need)  # at the limit: runs
+    for name in ("flash", "exhaustive", "incognito"):
+        assert run(name, ds, KAnonymity(2)).provenance["lattice"]["algorithm"] == name
+    monkeypatch.setattr(_lattice, "MAX_LATTICE_BYTES", need - 1)
+    for name in ("flash", "exhaustive", "incognito"):
+        with pytest.raises(LatticeTooLargeError, match=f"^{name}: the full-domain lattice of 3 quasi-identifiers"):
+            run(name, ds, KAnonymity(2))
+    ordered = Dataset(pd.DataFrame({"a": [1, 2, 3, 4]}), quasi_identifiers=["a"], hierarchies={"a": "ordered"})
+    for name in ("datafly", "samarati", "incognito", "flash", "exhaustive"):
+        with pytest.raises(HierarchyError, match=f"^{name} uses full-domain recoding"):
+            run(name, ordered, KAnonymity(2))
+
+
+# With no suppression allowed, k-Optimize must not take the cheaper optimum that suppresses
+# (seed 0: DM 102 without suppression, 95 with); its provenance reports the search.
+def test_k_optimize_respects_the_suppression_limit_and_reports_its_search():
+    ds = _small_ordered(0, 20)
+    assert _k_optimize_oracle(ds, 3, 20) == 95.0
+    rel = run("k_optimize", ds, KAnonymity(3), max_suppression=0.0)
+    res = k_optimize_search(ds, 3, 0.0)
+    assert rel.n_suppressed == 0 and rel.provenance["objective"] == res["cost"] == 102.0
+    info = rel.provenance["k_optimize"]
+    assert (info["nodes"], info["bounds"], info["suppressed"]) == (res["nodes"], res["bounds"], 0)
+    assert rel.provenance["lattice"]["nodes_evaluated"] == res["nodes"] > 0 and res["bounds"] > 0
+    assert rel.provenance["lattice"]["value"] == 102.0
+
+
+def test_k_optimize_k1_without_suppression_is_the_identity_release():
+    ds = _small_ordered(4, 15)
+    rel = run("k_optimize", ds, KAnonymity(1), max_suppression=0.0)
+    X = ds.X[rel.source]
+    assert rel.n_suppressed == 0 and (rel.lo == X).all() and (rel.hi == X).all()
