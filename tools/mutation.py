@@ -122,7 +122,11 @@ def _section(files: list[str], tests: list[str]) -> str:
             'source_paths = ["src/"]\n'
             f"only_mutate = {arr(files)}\n"
             f"pytest_add_cli_args = {arr(PYTEST_ARGS)}\n"
-            f"pytest_add_cli_args_test_selection = {arr(tests)}\n")
+            f"pytest_add_cli_args_test_selection = {arr(tests)}\n"
+            # a mutant that loops forever (e.g. a binary search whose bound never moves) runs
+            # (estimate + 1) x 2 x this many CPU seconds before it counts as a timeout (mutmut: 15)
+            + (f"timeout_multiplier = {float(os.environ['KTYPE_MUTMUT_TIMEOUT'])}\n"
+               if os.environ.get("KTYPE_MUTMUT_TIMEOUT") else ""))
 
 
 def _pyproject(section: str) -> str:
