@@ -323,6 +323,9 @@ def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse:
              "cpu_s": out["cpu_s"], "load": out["load"], "tests": tests}]
         for key in ("wall_s", "cpu_s", "load", "commit", "dirty", "tests"):
             out[key] = prev[key]
+        for key, value in prev.items():  # a sampled run's sample sizes, loads, notes, verifications
+            if out.get(key) is None:
+                out[key] = value
     path.write_text(json.dumps(out, indent=1) + "\n")
     return out
 
