@@ -102,6 +102,8 @@ def test_samarati_returns_every_feasible_node_of_the_lowest_feasible_height(n, s
     res = samarati_search(Encoded(ds, (KAnonymity(k),), sup, "height"))
     assert sorted(map(tuple, res.minimal.tolist())) == want
     assert res.extra["min_height"] == low and res.extra["vt_matrix"] is vt
+    assert res.extra["outliers"] == int(_node(ds, [0] * ds.r, k)[2].sum())
+    assert all(type(t["found"]) is bool for t in res.extra["binary_search"]) and res.extra["binary_search"]
     # the measure breaks the tie among the solutions
     for measure in ("loss_metric", "discernibility"):
         rel = run("samarati", ds, KAnonymity(k), max_suppression=sup, measure=measure)
@@ -136,6 +138,9 @@ def test_incognito_finds_every_feasible_node_and_the_optimum(n, seed, k, sup):
         assert sorted(map(tuple, res.minimal.tolist())) == _minimal(feas)
         assert res.extra["checks"] == sum(len(it["checked"]) for it in res.extra["iterations"]) > 0
         assert res.monotone_measure is (measure == "height" or math.floor(sup * n + 1e-9) == 0)
+        assert res.monotone_feasibility is True
+        its = res.extra["iterations"]
+        assert [it["iteration"] for it in its] == [1, 2, 3] and its[-1]["surviving"] == len(feas)
         if measure != "height":
             assert res.value == pytest.approx(min(_value(ds, lv, k, measure) for lv in feas)), measure
 
@@ -151,7 +156,8 @@ def test_incognito_with_l_diversity_matches_exhaustive():
 
 def test_incognito_refuses_non_monotone_models():
     ds = _adult(30, 5)
-    with pytest.raises(UnsupportedModelError, match="incognito needs models whose satisfaction is monotone"):
+    with pytest.raises(UnsupportedModelError, match=r"^incognito needs models whose satisfaction is monotone under "
+                       r"generalization \(and under suppression when max_suppression > 0\); KAnonymity"):
         run("incognito", ds, [KAnonymity(2), EntropyLDiversity(1.5)], max_suppression=0.2)
 
 
@@ -177,6 +183,8 @@ def test_datafly_raises_the_qi_with_most_distinct_values(n, seed, k, sup):
     lv, steps, small = _datafly_oracle(ds, k, limit)
     rel = run("datafly", ds, KAnonymity(k), max_suppression=sup)
     assert rel.provenance["lattice"]["algorithm"] == "datafly"
+    assert rel.provenance["lattice"]["monotone_measure"] is (limit == 0)
+    assert rel.provenance["lattice"]["monotone_feasibility"] is True and rel.levels.dtype == np.int64
     assert rel.levels.tolist() == lv
     assert [(s["attribute"], s["distinct"], s["suppression_needed"]) for s in rel.provenance["lattice"]["steps"]] == steps
     assert rel.n_suppressed == int(small.sum())
@@ -346,3 +354,64 @@ def test_k_optimize_k1_without_suppression_is_the_identity_release():
     rel = run("k_optimize", ds, KAnonymity(1), max_suppression=0.0)
     X = ds.X[rel.source]
     assert rel.n_suppressed == 0 and (rel.lo == X).all() and (rel.hi == X).all()
+
+
+def test_datafly_default_budget_with_an_l_diversity_model():
+    ds = _adult(60, 4, ["education", "marital-status", "sex"])
+    models = [KAnonymity(3), DistinctLDiversity(2)]
+    rel = run("datafly", ds, models)  # Sweeney's budget: k = 3 records
+    assert rel.n_suppressed <= 3 and all(m.check(rel).satisfied for m in models)
+    only_l = run("datafly", ds, DistinctLDiversity(2))  # no k: a budget of 1 record
+    assert only_l.n_suppressed <= 1
+
+
+def test_lattice_search_names_itself_and_by_default_proves_only_what_it_needs(monkeypatch):
+    from ktype.algorithms.fulldomain import _lattice
+    from ktype.exceptions import LatticeTooLargeError
+
+    full = ktype.load_adult(quasi_identifiers=QIS, sensitive=("salary-class",))
+    ds = full.subset(np.sort(np.random.default_rng(0).choice(full.n, 150, replace=False)))
+    a = lattice_search(ds, KAnonymity(5), measure="discernibility", max_suppression=0.1)
+    b = lattice_search(ds, KAnonymity(5), measure="discernibility", max_suppression=0.1, k_minimal=True)
+    assert a.value == b.value and (b.state != 0).all()
+    assert (a.state == 0).sum() == 1 and len(a.minimal) == 3 < len(b.minimal) == 4  # pruned, not classified
+    monkeypatch.setattr(_lattice, "MAX_LATTICE_BYTES", 0)
+    for name in ("flash", "exhaustive"):
+        with pytest.raises(LatticeTooLargeError, match=f"^{name}: "):
+            lattice_search(ds, KAnonymity(5), algorithm=name)
+
+
+def _dm(ds: Dataset, items, splits, k: int) -> tuple[float, int]:
+    cols = []
+    for j in range(ds.r):
+        cuts = np.sort([items[i][1] for i in splits if items[i][0] == j]).astype(np.int64)
+        cols.append(np.searchsorted(cuts, ds.X[:, j], side="right"))
+    _, cls, cnt = np.unique(np.column_stack(cols), axis=0, return_inverse=True, return_counts=True)
+    sup = int((cnt[cls.ravel()] < k).sum())
+    return float((cnt[cnt >= k] ** 2).sum() + ds.n * sup), sup
+
+
+# k-Optimize refines its optimum with every split that keeps the optimal cost: no single
+# further split does (brute-force DM), and its provenance reports the search.
+@pytest.mark.parametrize(("seed", "n", "k", "sup"), [(0, 20, 2, 1.0), (1, 30, 3, 0.1), (2, 25, 4, 0.2), (6, 16, 2, 0.0)])
+def test_k_optimize_optimum_is_refined_as_far_as_the_cost_allows(seed, n, k, sup):
+    ds = _small_ordered(seed, n)
+    limit = math.floor(sup * n + 1e-9)
+    res = k_optimize_search(ds, k, sup)
+    items = res["space"].items
+    assert _dm(ds, items, res["splits"], k) == (res["cost"], res["suppressed"])
+    for v in range(len(items)):
+        if v not in res["splits"]:
+            c, s_ = _dm(ds, items, res["splits"] + [v], k)
+            assert c > res["cost"] or s_ > limit, (v, c)
+    rel = run("k_optimize", ds, KAnonymity(k), max_suppression=sup)
+    lat = rel.provenance["lattice"]
+    assert (lat["algorithm"], lat["measure"], rel.provenance["objective_measure"]) == ("k_optimize",) + ("discernibility",) * 2
+    assert lat["time_s"] == round(rel.provenance["k_optimize"]["time_s"], 6)
+
+
+def test_k_optimize_counts_the_nodes_it_costs():
+    df = pd.DataFrame({"a": [0, 0, 1, 1]})
+    ds = Dataset(df, quasi_identifiers=["a"], hierarchies={"a": "ordered"})
+    res = k_optimize_search(ds, 2)  # one split item: the root [] and {a >= 1}, both costed
+    assert res["nodes"] == 2 and res["cost"] == 8.0 and res["splits"] == [0]
