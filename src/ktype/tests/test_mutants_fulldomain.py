@@ -80,6 +80,21 @@ def _feasible(ds: Dataset, k: int, sup: float) -> list[tuple[int, ...]]:
     return [lv for lv in _nodes(ds) if int(_node(ds, lv, k)[2].sum()) <= limit]
 
 
+def _n_feasible_on(ds: Dataset, cols, k: int, sup: float) -> int:
+    """Feasible level vectors of the QIs ``cols`` alone (Incognito's sub-lattices)."""
+    limit = math.floor(sup * ds.n + 1e-9)
+    hs = [ds.hierarchies[j] for j in cols]
+    count = 0
+    for levels in itertools.product(*(range(h.height + 1) for h in hs)):
+        parts = []
+        for j, h, lev in zip(cols, hs, levels):
+            L, H = h.level_intervals(lev)
+            parts += [L[ds.X[:, j]], H[ds.X[:, j]]]
+        _, cls, cnt = np.unique(np.column_stack(parts), axis=0, return_inverse=True, return_counts=True)
+        count += int((cnt[cls.ravel()] < k).sum()) <= limit
+    return count
+
+
 def _minimal(nodes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
     return sorted(a for a in nodes if not any(b != a and all(x <= y for x, y in zip(b, a)) for b in nodes))
 
@@ -141,6 +156,9 @@ def test_incognito_finds_every_feasible_node_and_the_optimum(n, seed, k, sup):
         assert res.monotone_feasibility is True
         its = res.extra["iterations"]
         assert [it["iteration"] for it in its] == [1, 2, 3] and its[-1]["surviving"] == len(feas)
+        for it in its:  # every feasible sub-vector of every QI subset of that size (subset property)
+            assert it["surviving"] == sum(_n_feasible_on(ds, cols, k, sup)
+                                          for cols in itertools.combinations(range(ds.r), it["iteration"]))
         if measure != "height":
             assert res.value == pytest.approx(min(_value(ds, lv, k, measure) for lv in feas)), measure
 
