@@ -453,3 +453,21 @@ def test_level_vector_of_the_wrong_length_is_refused():
     for name in ("tree_measure", "precision"):
         with pytest.raises(MeasureUnavailable, match=r"^The release has 2 levels for 1 quasi-identifiers\.$"):
             M.MEASURES[name](rel)
+
+
+def test_range_query_workload_defaults_and_refusals():
+    from ktype.measures.range_query import range_query_error, range_query_workload
+
+    df = pd.DataFrame({"a": [0, 1, 2, 3], "b": [0, 0, 1, 1], "y": list("xyxy"), "z": list("uuvv")})
+    ds = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["y"], insensitive=["z"])
+    wl = range_query_workload(ds, queries=5)
+    assert wl.qd == 3 and wl.selectivity == 0.06 and wl.qis.shape == (5, 2)  # qd = min(5, d + 1)
+    with pytest.raises(InvalidParameterError, match=r"^qd must be an integer in \[2, 3\] \(the sensitive attribute plus "
+                                                    r"qd-1 of the 2 QIs\); got 4\.$"):
+        range_query_workload(ds, qd=4)
+    wide = Dataset(pd.DataFrame({f"q{i}": [0, 1, 0, 1] for i in range(6)} | {"y": list("xyxy")}),
+                   quasi_identifiers=[f"q{i}" for i in range(6)], sensitive=["y"])
+    assert range_query_workload(wide, queries=2).qd == 5
+    two = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["y", "z"])
+    with pytest.raises(MeasureUnavailable, match="^range_query_error needs exactly one sensitive attribute$"):
+        range_query_error(Release.build(two, two.X, two.X))
