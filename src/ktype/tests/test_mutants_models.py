@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ktype import Dataset, Release
+from ktype import Dataset, Hierarchy, Release
 from ktype.exceptions import DataError, HierarchyError, InfeasibleError, InvalidParameterError
 from ktype.models import _table
 from ktype.models._base import ClassModel, PrivacyModel
@@ -439,3 +439,183 @@ def test_hierarchical_emd_is_the_same_in_every_block():
     full = emd_hierarchical(P, q, h)
     for rows in (slice(0, 3), slice(4095, 4098), slice(8990, 9000)):
         np.testing.assert_allclose(full[rows], emd_hierarchical(P[rows], q, h), rtol=1e-12)
+
+
+# The four k-type graph models against a brute force on tiny releases: the consistency graph
+# by direct containment tests, matches by enumerating every permutation (perfect matchings of
+# the n x n graph; suppressed rows are whole-domain boxes), components by union-find over
+# the match edges. Verdicts, model names and every summary entry are compared.
+def _ktype_oracle(rel: Release):
+    import itertools
+
+    X, n = rel.dataset.X, rel.dataset.n
+    lo, hi, sets = rel.cells()
+
+    def covers(t: int, i: int) -> bool:
+        inside = bool(((lo[t] <= X[i]) & (X[i] <= hi[t])).all())
+        return inside and all(sets[j][t, X[i, j]] for j in sets)
+
+    src_cover = [[covers(t, i) for t in range(rel.n)] for i in range(n)]
+    deg_o = np.array([sum(row) for row in src_cover])
+    deg_r = np.array([sum(src_cover[i][t] for i in range(n)) for t in range(rel.n)])
+    match = np.zeros((n, rel.n), dtype=bool)
+    for perm in itertools.permutations(range(rel.n)):
+        if all(src_cover[i][perm[i]] for i in range(n)):
+            match[np.arange(n), list(perm)] = True
+    parent = list(range(n + rel.n))
+
+    def find(a):
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    for i, t in zip(*np.nonzero(match)):
+        parent[find(int(i))] = find(n + int(t))
+    roots = [find(i) for i in range(n)]
+    sizes = [roots.count(r) for r in dict.fromkeys(roots)]
+    return deg_o, deg_r, match.sum(axis=1), sizes
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 4))
+def test_ktype_models_against_brute_force(seed, k):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 7))
+    df = pd.DataFrame({"a": rng.integers(0, 4, n), "b": rng.integers(0, 2, n), "A": rng.integers(0, 2, n)})
+    ds = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["A"], hierarchies={"a": "ordered", "b": "flat"})
+    X = ds.X
+    lo, hi = X.copy(), X.copy()
+    lo[:, 0] = rng.integers(0, X[:, 0] + 1)
+    hi[:, 0] = rng.integers(X[:, 0], ds.domain_sizes[0])
+    wide = rng.random(n) < 0.4
+    lo[wide, 1], hi[wide, 1] = 0, ds.domain_sizes[1] - 1
+    rel = Release.build(ds, lo, hi, suppressed=rng.random(n) < 0.2, recoding="local")
+    deg_o, deg_r, matches, sizes = _ktype_oracle(rel)
+    sup = rel.n_suppressed
+    res = OneKAnonymity(k).check(rel)
+    assert res.model == f"OneKAnonymity(k={k})" and np.array_equal(res.per_record, deg_o >= k)
+    assert res.summary == {"per": "original record", "min_degree": int(deg_o.min()),
+                           "failing_records": int((deg_o < k).sum()), "suppressed": sup}
+    res = KOneAnonymity(k).check(rel)
+    assert res.model == f"KOneAnonymity(k={k})" and np.array_equal(res.per_record, deg_r >= k)
+    assert res.summary == {"per": "released row", "min_degree": int(deg_r.min()),
+                           "failing_records": int((deg_r < k).sum()), "suppressed": sup}
+    res = KKAnonymity(k).check(rel)
+    assert res.model == f"KKAnonymity(k={k})" and np.array_equal(res.per_record, deg_o >= k)
+    assert res.satisfied == bool((deg_o >= k).all() and (deg_r >= k).all())
+    assert res.summary == {"per": "original record", "min_degree": int(deg_o.min()),
+                           "failing_records": int((deg_o < k).sum()), "min_released_degree": int(deg_r.min()),
+                           "failing_released_rows": int((deg_r < k).sum()), "suppressed": sup}
+    res = KConcealment(k).check(rel)
+    assert res.model == f"KConcealment(k={k})" and np.array_equal(res.per_record, matches >= k)
+    assert res.summary == {"per": "original record", "min_matches": int(matches.min()),
+                           "failing_records": int((matches < k).sum()), "components": len(sizes),
+                           "smallest_component": min(sizes), "suppressed": sup}
+
+
+def test_consistency_graph_refuses_a_broken_source():
+    from ktype.models._graph import consistency_graph
+
+    ds = _ds(_two_sensitive(4), ["A"])
+    rel = Release.build(ds, ds.X, ds.X, recoding="local")
+    with pytest.raises(DataError, match=r"^release\.source must hold 4 row numbers in \[0, 4\)\.$"):
+        consistency_graph(dataclasses.replace(rel, source=np.array([0, 1, 2, 9])))
+    with pytest.raises(DataError, match=r"^release\.source lists an input row twice; each record is released at "
+                                        r"most once\.$"):
+        consistency_graph(dataclasses.replace(rel, source=np.array([0, 1, 1, 2])))
+
+
+# Freeform value sets over a 40-value column: boxes that differ only in values 32..63 (the
+# high half of a 64-bit membership word) are different boxes. Records 0, 35, 36 published as
+# {0,35,36}, {0,35}, {0,36}: degrees 3, 2, 2 (brute force over the sets).
+def test_ktype_models_over_value_sets_beyond_32_values():
+    from ktype.freeform_release import FreeformRelease
+
+    vals = [f"v{i:02d}" for i in range(40)]
+    df = pd.DataFrame({"c": ["v00", "v35", "v36"], "A": [0, 1, 0]})
+    ds = Dataset(df, quasi_identifiers=["c"], sensitive=["A"], hierarchies={"c": Hierarchy.flat(vals, name="c")})
+    member = np.zeros((3, 40), dtype=bool)
+    member[0, [0, 35, 36]] = True
+    member[1, [0, 35]] = True
+    member[2, [0, 36]] = True
+    rel = FreeformRelease.from_cells(ds, np.zeros((3, 1)), np.full((3, 1), 36), {0: member}, source=np.arange(3))
+    deg_o, deg_r, matches, sizes = _ktype_oracle(rel)
+    assert sorted(deg_o.tolist()) == [2, 2, 3] and sorted(deg_r.tolist()) == [2, 2, 3]
+    res = OneKAnonymity(2).check(rel)
+    assert np.array_equal(res.per_record, deg_o >= 2) and res.summary["min_degree"] == 2
+    assert np.array_equal(KOneAnonymity(2).check(rel).per_record, deg_r >= 2)
+    res = KConcealment(2).check(rel)
+    assert np.array_equal(res.per_record, matches >= 2) and res.summary["components"] == len(sizes)
+
+
+# FreeformKAnonymity's checker can fail: on four records with values 0..3 and k = 2, a
+# truthful 2-regular witness passes, and every broken witness fails every record (the witness
+# is what proves the 1/k marginals); without a witness the consistency graph decides.
+def _freeform_fixture(boxes, pre, source=(0, 1, 2, 3)):
+    from ktype.freeform_release import FreeformRelease
+
+    ds = Dataset(pd.DataFrame({"x": [0, 1, 2, 3], "A": [0, 1, 0, 1]}), quasi_identifiers=["x"], sensitive=["A"],
+                 hierarchies={"x": "ordered"})
+    lo = np.array([[b[0]] for b in boxes])
+    hi = np.array([[b[1]] for b in boxes])
+    return FreeformRelease.from_cells(ds, lo, hi, {}, source=np.array(source),
+                                      preimages=None if pre is None else np.array(pre))
+
+
+def test_freeform_checker_fails_broken_witnesses():
+    from ktype.models.freeform import FreeformKAnonymity
+
+    model = FreeformKAnonymity(2)
+    pairs = [(0, 1), (0, 1), (2, 3), (2, 3)]
+    good = model.check(_freeform_fixture(pairs, [[0, 1], [1, 0], [2, 3], [3, 2]]))
+    assert good.satisfied and good.summary["witness"] == "checked" and good.summary["regular"]
+    assert model.check(_freeform_fixture(pairs, None)).satisfied  # no witness: the graph alone
+    whole = [(0, 3)] * 4
+    broken = {
+        "duplicate preimage": (pairs, [[0, 0], [1, 1], [2, 3], [3, 2]]),
+        "irregular": (whole, [[0, 1], [1, 2], [2, 0], [3, 0]]),
+        "untruthful": (whole, [[2, 3], [2, 3], [0, 1], [0, 1]]),
+        "record 3 in no preimage": (whole, [[0, 1], [1, 2], [2, 0], [0, 1]]),
+    }
+    for why, (boxes, pre) in broken.items():
+        res = model.check(_freeform_fixture(boxes, pre))
+        assert not res.per_record.any(), why
+    for pre in ([[0, 1], [1, 0], [2, 3], [3, 99]], [[0, 1], [1, 0], [2, 3]]):  # a row out of range; a row short
+        rel = dataclasses.replace(_freeform_fixture(pairs, None), preimages=np.array(pre))
+        bad = model.check(rel)
+        assert bad.summary["witness"] == "malformed" and not bad.per_record.any()
+    # with a witness, the consistency graph is counted up to graph_limit records (inclusive)
+    assert "min_matches" in FreeformKAnonymity(2, graph_limit=4).check(_freeform_fixture(pairs, [[0, 1], [1, 0], [2, 3],
+                                                                                                 [3, 2]])).summary
+    assert "min_matches" not in FreeformKAnonymity(2, graph_limit=3).check(
+        _freeform_fixture(pairs, [[0, 1], [1, 0], [2, 3], [3, 2]])).summary
+    # a row that does not cover its own record: not a generalization, so no release
+    res = model.check(_freeform_fixture([(0, 1), (0, 1), (2, 3), (0, 1)], None))
+    assert not res.satisfied and "not_a_generalization" in res.summary
+
+
+# ProtectedLDiversity (Mask's V): per class, the most frequent *protected* value may hold at
+# most |G| / l of the class; the summary's min diversity is |G| / max(f_V, 1). Against a
+# pure-Python recount on random releases, class scope.
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), l=st.sampled_from([1.0, 1.5, 2.0, 3.0]))
+def test_protected_l_diversity_against_recount(seed, l):  # noqa: E741
+    from ktype.models.transparent import ProtectedLDiversity
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 12))
+    ds = _ds(_two_sensitive(n, seed), ["A"])
+    rel = _release(ds, rng.random((n, 2)) < 0.5, rng.random(n) < 0.2, "full-domain")
+    protected = [v for v in ds.sensitive_values["A"] if rng.random() < 0.5] or [ds.sensitive_values["A"][0]]
+    res = ProtectedLDiversity(l, values=tuple(protected), scope="class").check(rel)
+    groups, codes, m = _classes_oracle(rel, "A")
+    names = [str(v) for v in ds.sensitive_values["A"]]
+    want = np.ones(rel.n, dtype=bool)
+    divs = []
+    for rows in groups.values():
+        counts = np.bincount(codes[rows], minlength=m)
+        f = max([counts[i] for i in range(m) if names[i] in {str(v) for v in protected}] + [0])
+        want[rows] = f * l <= len(rows) + 1e-12
+        divs.append(len(rows) / max(f, 1))
+    assert np.array_equal(res.per_record, want)
+    assert res.summary["min_diversity"] == (pytest.approx(min(divs)) if divs else None)
