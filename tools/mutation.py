@@ -50,11 +50,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "models_freeform": (
         ["src/ktype/models/freeform.py"],
-        [T + "test_freeform.py", T + "test_mutants.py"],
+        [T + "test_freeform.py", T + "test_mutants.py", T + "test_mutants_models.py::test_freeform_checker_fails_broken_witnesses"],
     ),
     "models_transparent": (
         ["src/ktype/models/transparent.py"],
-        [T + "test_transparent.py", T + "test_mutants.py"],
+        [T + "test_transparent.py", T + "test_mutants.py", T + "test_mutants_models.py::test_protected_l_diversity_against_recount"],
     ),
     "measures": (
         ["src/ktype/measures/_base.py", "src/ktype/measures/classes.py", "src/ktype/measures/entropy.py",
@@ -68,7 +68,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     # the brute-force comparisons that run hybrid/mondrian first cost minutes per mutant
     "measures_range_query": (
         ["src/ktype/measures/range_query.py"],
-        [T + "test_range_query.py", "-k", "not (brute_force_evaluation and (hybrid or mondrian))"],
+        [T + "test_range_query.py", T + "test_measures_oracle.py::test_range_query_workload_defaults_and_refusals",
+         "-k", "not (brute_force_evaluation and (hybrid or mondrian))"],
     ),
     "mondrian": (
         ["src/ktype/algorithms/mondrian.py"],
