@@ -619,3 +619,10 @@ def test_protected_l_diversity_against_recount(seed, l):  # noqa: E741
         divs.append(len(rows) / max(f, 1))
     assert np.array_equal(res.per_record, want)
     assert res.summary["min_diversity"] == (pytest.approx(min(divs)) if divs else None)
+
+
+def test_ktype_summaries_of_an_empty_release():
+    ds = _ds(_two_sensitive(4), ["A"])
+    empty = Release.build(ds, np.zeros((0, 2)), np.zeros((0, 2)), source=np.zeros(0, dtype=int), recoding="local")
+    res = KOneAnonymity(1).check(empty)
+    assert res.satisfied and res.summary["min_degree"] == 0 and len(res.per_record) == 0
