@@ -54,7 +54,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "models_transparent": (
         ["src/ktype/models/transparent.py"],
-        [T + "test_transparent.py", T + "test_mutants.py", T + "test_mutants_models.py::test_protected_l_diversity_against_recount"],
+        [T + "test_transparent.py", T + "test_mutants.py", T + "test_mutants_transparent.py", T + "test_mutants_models.py::test_protected_l_diversity_against_recount"],
     ),
     "measures": (
         ["src/ktype/measures/_base.py", "src/ktype/measures/classes.py", "src/ktype/measures/entropy.py",
