@@ -433,3 +433,14 @@ def test_k_optimize_counts_the_nodes_it_costs():
     ds = Dataset(df, quasi_identifiers=["a"], hierarchies={"a": "ordered"})
     res = k_optimize_search(ds, 2)  # one split item: the root [] and {a >= 1}, both costed
     assert res["nodes"] == 2 and res["cost"] == 8.0 and res["splits"] == [0]
+
+
+def test_k_optimize_tie_refinement_never_suppresses_more():
+    """Rows 0, 0, 1, 1 with k = 3: one published class of 4 (DM 16) and four suppressed records
+    (DM 4 x 4 = 16) tie; the refinement must keep the release that publishes the records."""
+    df = pd.DataFrame({"a": [0, 0, 1, 1], "s": ["x", "y", "x", "y"]})
+    ds = ktype.Dataset(df, quasi_identifiers=["a"], sensitive=["s"], hierarchies={"a": "ordered"})
+    res = k_optimize_search(ds, 3)
+    assert res["cost"] == 16 and res["suppressed"] == 0 and res["splits"] == []
+    rel = run("k_optimize", ds, KAnonymity(3))
+    assert rel.n_suppressed == 0

@@ -112,8 +112,10 @@ def k_optimize_search(dataset: Dataset, k: int, max_suppression: float = 1.0) ->
             f"k_optimize: no ordered-interval generalization is {k}-anonymous within max_suppression="
             f"{max_suppression:g} ({limit} records)."
         )
-    # ties: refine greedily with every split that keeps the optimal cost (a finer partition
-    # publishes more; with k = 1 this yields the identity release)
+    # ties: refine greedily with every split that keeps the optimal cost and suppresses no more
+    # records (a finer partition publishes more; with k = 1 this yields the identity release).
+    # A split that keeps the cost by suppressing more (n per record instead of |E| per record
+    # of a class of size n) publishes less and is refused.
     splits = list(best["splits"])
     for v in range(len(sp.items)):
         if v in splits:
@@ -122,7 +124,7 @@ def k_optimize_search(dataset: Dataset, k: int, max_suppression: float = 1.0) ->
         small = cnt < k
         sup = int(cnt[small].sum())
         c = float((cnt[~small].astype(float) ** 2).sum() + float(n) * sup)
-        if sup <= limit and c <= best["cost"]:
+        if sup <= limit and c <= best["cost"] and sup <= best["suppressed"]:
             splits = sorted(splits + [v])
             best["suppressed"] = sup
     return {
