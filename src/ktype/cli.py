@@ -844,7 +844,7 @@ def anatomy(
     """Publish a transparent algorithm's partition as anatomy: a QI table and a sensitive table
     joined by a group ID (Xiao, Tao & Koudas, TODS 2010, §1.2). Checked before it is written."""
     from ._io import check_output_path
-    from .algorithms.transparent.anatomy import anatomize, write_anatomy
+    from .algorithms.transparent.anatomy import anatomize, anatomy_paths, write_anatomy
 
     try:
         cfg = _load_config(config, _config_keys(anatomy))
@@ -859,7 +859,7 @@ def anatomy(
         if ll is None:
             raise KtypeError("Give ℓ with --l (e.g. --l 4).")
         force_b, mkdirs_b = bool(_pick(force, cfg, "force", False)), bool(_pick(mkdirs, cfg, "mkdirs", False))
-        paths = (prefix.with_name(prefix.name + ".qi.csv"), prefix.with_name(prefix.name + ".sensitive.csv"))
+        paths = anatomy_paths(prefix)
         inputs = [in_path, config, *_hierarchy_files(hier)]
         for what, path, other in (("QI table", paths[0], paths[1]), ("sensitive table", paths[1], paths[0])):
             check_output_path(path, what=what, inputs=inputs, others={"other table": other}, force=force_b, mkdirs=mkdirs_b)

@@ -36,7 +36,7 @@ from ...exceptions import DataError, InvalidParameterError
 from ...models._base import CheckResult
 from . import ace_groups, prepare, tailor_groups
 
-__all__ = ["Anatomy", "anatomize", "check_anatomy", "write_anatomy", "read_anatomy"]
+__all__ = ["Anatomy", "anatomize", "anatomy_paths", "check_anatomy", "write_anatomy", "read_anatomy"]
 
 GROUP = "group"
 _ALGORITHMS = ("tailor", "ace", "hybrid")
@@ -167,11 +167,16 @@ def check_anatomy(anatomy: Anatomy, l: float, dataset: Dataset | None = None) ->
     return CheckResult(f"anatomy {model}", ok, ok_group[gq_i], summary)
 
 
+def anatomy_paths(prefix: str | Path) -> tuple[Path, Path]:
+    """The two files of an anatomy release: ``<prefix>.qi.csv`` and ``<prefix>.sensitive.csv``."""
+    prefix = Path(prefix)
+    return prefix.with_name(prefix.name + ".qi.csv"), prefix.with_name(prefix.name + ".sensitive.csv")
+
+
 def write_anatomy(anatomy: Anatomy, prefix: str | Path) -> tuple[Path, Path]:
     """Write ``<prefix>.qi.csv`` and ``<prefix>.sensitive.csv`` (each atomically: a failed
     write leaves no partial file and keeps an existing one). Returns the two paths."""
-    prefix = Path(prefix)
-    paths = (prefix.with_name(prefix.name + ".qi.csv"), prefix.with_name(prefix.name + ".sensitive.csv"))
+    paths = anatomy_paths(prefix)
     for path, frame in zip(paths, (anatomy.qi, anatomy.sensitive)):
         atomic_write(path, lambda p, f=frame: f.to_csv(p, index=False))
     return paths
@@ -179,8 +184,7 @@ def write_anatomy(anatomy: Anatomy, prefix: str | Path) -> tuple[Path, Path]:
 
 def read_anatomy(prefix: str | Path) -> Anatomy:
     """Read the two tables written by :func:`write_anatomy` (check them with :func:`check_anatomy`)."""
-    prefix = Path(prefix)
-    qp, sp = prefix.with_name(prefix.name + ".qi.csv"), prefix.with_name(prefix.name + ".sensitive.csv")
+    qp, sp = anatomy_paths(prefix)
     for path in (qp, sp):
         if not path.exists():
             raise DataError(f"Anatomy table not found: {path} (expected {qp.name} and {sp.name}).")
