@@ -42,3 +42,28 @@ def test_kconcealment_experiments_quick(tmp_path):
     assert set(df["algorithm"]) == {"agglomerative", "forest", "k-concealment"}
     assert (df["loss"] >= 0).all()
     assert "Experiment 1" in (out / "summary.md").read_text()
+
+
+@pytest.mark.skipif(not SCRIPT.exists(), reason="needs the repository's experiments")
+def test_summary_with_one_side_of_the_ldiversity_pair():
+    """A sweep step that runs only ``agglomerative + Alg 8`` must still write its summary (it
+    raised KeyError on the missing ``k-concealment + l-diversity`` column and stopped the sweep)."""
+    import run as kc_run  # experiments/kconcealment/run.py, on sys.path above
+
+    fig10 = pd.DataFrame(
+        {
+            "dataset": ["adult"] * 2,
+            "l": [1.1, 1.1],
+            "k": [20, 30],
+            "algorithm": ["agglomerative + Alg 8"] * 2,
+            "loss": [0.37, 0.40],
+        }
+    )
+    cfg = {"n": {"adult": None}, "ks": [20, 30]}
+    text = kc_run.summarize({}, None, fig10, "full", cfg)
+    assert "no verdict" in text
+    both = pd.concat([fig10, fig10.assign(algorithm="k-concealment + l-diversity", loss=[0.30, 0.50])])
+    text = kc_run.summarize({}, None, both, "full", cfg)
+    assert "under ℓ-diversity everywhere: False" in text
+    text = kc_run.summarize({}, None, both.assign(loss=[0.37, 0.40, 0.30, 0.35]), "full", cfg)
+    assert "under ℓ-diversity everywhere: True" in text
