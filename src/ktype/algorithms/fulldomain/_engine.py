@@ -59,6 +59,8 @@ from ._kernels import (
     _entropy_kernel,
     _evaluate_k_kernel,
     _pack_kernel,
+    _pair_counts,
+    _pair_stairs,
     _recursive_kernel,
     _rollup_kernel,
     _rollup_packed_kernel,
@@ -90,6 +92,8 @@ MEASURES = ("non_uniform_entropy", "loss_metric", "discernibility", "average_cla
 #: rows are bit-packed into one int64 when the columns' group ids need at most this many bits
 _PACK_BITS = 62
 _NEVER = np.iinfo(np.int64).max
+#: :meth:`Encoded.pair_stairs` counts the pairs of columns whose tables have at most this many cells
+_PAIR_CELLS = 2**16
 
 
 def suppression_limit(max_suppression: float, n: int) -> int:
@@ -357,6 +361,8 @@ class Encoded:
         self.ngroups: list[list[int]] = []
         # per column, per level: cost of each group for the measure (per record), column total
         self.gcost: list[list[np.ndarray]] = []
+        #: per column, per level: the records of each group (``freq`` summed over its leaves)
+        self.gfreq: list[list[np.ndarray]] = []
         self.colcost = np.zeros((r, int(self.heights.max()) + 1))
         self.rootcost = np.zeros(r)
         sizes = [h.size for h in dataset.hierarchies]
@@ -364,7 +370,7 @@ class Encoded:
         counts = _column_counts(X, foff, int(foff[-1]))
         for j, h in enumerate(dataset.hierarchies):
             freq = counts[foff[j] : foff[j + 1]]
-            gm, gn, ng, gc = [], [], [], []
+            gm, gn, ng, gc, gf = [], [], [], [], []
             for lev in range(h.height + 1):
                 nodes = h.level_nodes(lev)
                 # the distinct ancestors (ascending node id) and each leaf's rank among them,
@@ -377,6 +383,7 @@ class Encoded:
                 gn.append(uniq.astype(np.int32))
                 ng.append(len(uniq))
                 gfreq = np.bincount(ids, weights=freq, minlength=len(uniq))
+                gf.append(gfreq)
                 cost = self._group_cost(j, h, lev, uniq, gfreq)
                 gc.append(cost)
                 self.colcost[j, lev] = self._column_total(j, h, lev, ids, freq, gfreq, cost)
@@ -384,6 +391,7 @@ class Encoded:
             self.gnode.append(gn)
             self.ngroups.append(ng)
             self.gcost.append(gc)
+            self.gfreq.append(gf)
             self.rootcost[j] = gc[h.height][0]
         # ---- level-up maps: group at level a -> group at level b >= a
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
@@ -562,6 +570,73 @@ class Encoded:
     def additive(self) -> bool:
         """Whether the measure is a sum of per-cell costs (lower-bounded by :meth:`gen_cost`)."""
         return self.measure in ("non_uniform_entropy", "loss_metric", "precision", "height")
+
+    def column_floor(self) -> np.ndarray | None:
+        """Per column ``j``, the least level ``f_j`` a node needs in column ``j`` alone to be
+        feasible: every node with some ``L_j < f_j`` is infeasible (for the relaxation, when
+        :attr:`relaxed`), whatever its other levels. None when a column has no such level.
+
+        A class of node ``L`` lies inside one group of column ``j`` at level ``L_j``, so a group
+        of ``1 .. relax_k − 1`` records holds only classes smaller than ``relax_k`` — the least
+        size of a class passing every model (:func:`relaxation`; ``k`` for k-anonymity) — and
+        all its records are suppressed: ``sup(L) ≥ S_j(L_j)``, the records of such groups.
+        ``S_j`` does not increase with the level (a small group at ``l + 1`` is a union of small
+        groups at ``l``), so ``f_j`` is the least level with ``S_j ≤ limit``.
+        """
+        t = self.relax_k
+        floor = np.zeros(self.r, dtype=np.int64)
+        if t <= 1:
+            return floor
+        for j in range(self.r):
+            lev = 0
+            for g in self.gfreq[j]:
+                if float(g[(g > 0) & (g < t)].sum()) <= self.limit:
+                    break
+                lev += 1
+            floor[j] = lev
+        if (floor > self.heights).any():
+            return None
+        return floor
+
+    def pair_stairs(self, floor: np.ndarray, src: FrequencySet | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The :meth:`column_floor` argument for pairs of columns: ``(pa, pb, stairs)`` with
+        ``stairs[p, la]`` the least level of column ``pb[p]`` at which a node with level ``la``
+        in column ``pa[p]`` can be feasible (``heights + 1``: none). None when the top node
+        itself fails this test (the search then evaluates it and reports its suppression).
+
+        A class of node ``L`` lies inside one pair of groups of columns ``a, b`` at levels
+        ``L_a, L_b``; a pair of groups with ``1 .. relax_k − 1`` records holds only failing
+        classes, so ``sup(L) ≥ S_ab(L_a, L_b)``, the records of such pairs, which does not
+        increase with either level (as for one column). The pair tables are counted in one pass
+        over the bottom frequency set at the floor levels (pairs of at most ``_PAIR_CELLS``
+        cells) and rolled up per level pair (:func:`_pair_stairs`).
+        """
+        r = self.r
+        G = np.array([self.ngroups[j][int(floor[j])] for j in range(r)], dtype=np.int64)
+        # a column of one group adds nothing to the other's floor
+        pairs = [(a, b) for a in range(r) for b in range(a + 1, r) if 1 < G[a] * G[b] <= _PAIR_CELLS and G[a] > 1 and G[b] > 1]
+        if not pairs:
+            return None
+        pa = np.array([a for a, _ in pairs], dtype=np.int64)
+        pb = np.array([b for _, b in pairs], dtype=np.int64)
+        sizes = G[pa] * G[pb]
+        poff = np.zeros(len(pairs), dtype=np.int64)
+        poff[1:] = np.cumsum(sizes)[:-1]
+        if src is None:
+            src, src_levels = self.bottom, np.zeros(r, dtype=np.int64)
+        else:
+            src_levels = floor
+        base = np.array([self._upoff[j, int(src_levels[j]), int(floor[j])] for j in range(r)], dtype=np.int64)
+        counts = _pair_counts(self.table(src), src.cnt, self._upflat, base, G, pa, pb, poff, int(sizes.sum()))
+        H = int(self.heights.max()) + 1
+        ng = np.zeros((r, H), dtype=np.int64)
+        for j in range(r):
+            ng[j, : len(self.ngroups[j])] = self.ngroups[j]
+        stairs = _pair_stairs(counts, self._upflat, self._upoff, floor, self.heights, ng, G, pa, pb, poff,
+                              int(self.relax_k), int(self.limit))
+        if (stairs[np.arange(len(pairs)), self.heights[pa]] > self.heights[pb]).any():
+            return None
+        return pa, pb, stairs
 
     def measure_monotone(self) -> bool:
         """Whether the measure can only grow under generalization in this setting."""

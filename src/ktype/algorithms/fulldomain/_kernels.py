@@ -23,10 +23,14 @@ __all__ = [
     "_emd_tree_kernel",
     "_entropy_kernel",
     "_evaluate_k_kernel",
+    "_floor_tag_kernel",
     "_lattice_kernel",
     "_merge_keys",
     "_next_open",
     "_pack_kernel",
+    "_pair_counts",
+    "_pair_small",
+    "_pair_stairs",
     "_path_bounded_kernel",
     "_path_kernel",
     "_recursive_kernel",
@@ -682,3 +686,130 @@ def _support_emd_kernel(hist, dist, q):  # pragma: no cover - compiled
             tot += q[v] * best
         out[i] = tot
     return out
+
+
+@numba.njit(cache=True)
+def _pair_counts(tab, cnt, upflat, base, G, pa, pb, poff, total):  # pragma: no cover - compiled
+    """Records per pair of groups, for every pair of columns ``(pa[p], pb[p])``, in one pass
+    over a frequency set's ``(g, r)`` table of level-0 group ids: column ``j``'s id is first
+    mapped up through ``upflat[base[j] + id]`` (to the column's floor level, ``G[j]`` groups);
+    pair ``p``'s table is ``out[poff[p] + x·G[pb[p]] + y]``."""
+    d, r = tab.shape
+    P = pa.shape[0]
+    out = np.zeros(total, dtype=np.int64)
+    g = np.empty(r, dtype=np.int64)
+    for i in range(d):
+        for j in range(r):
+            g[j] = upflat[base[j] + tab[i, j]]
+        c = cnt[i]
+        for p in range(P):
+            out[poff[p] + g[pa[p]] * G[pb[p]] + g[pb[p]]] += c
+    return out
+
+
+@numba.njit(cache=True)
+def _pair_small(counts, off, Ga, Gb, mapa, mapb, Bn, scratch, thresh):  # pragma: no cover - compiled
+    """Records in groups of ``1 .. thresh − 1`` records of one pair table (``Ga × Gb`` at
+    ``off`` in ``counts``) after mapping its rows through ``mapa`` and columns through ``mapb``
+    (``Bn`` target columns)."""
+    na = 0
+    for x in range(Ga):
+        if mapa[x] + 1 > na:
+            na = mapa[x] + 1
+    m = na * Bn
+    for t in range(m):
+        scratch[t] = 0
+    for x in range(Ga):
+        row = mapa[x] * Bn
+        for y in range(Gb):
+            c = counts[off + x * Gb + y]
+            if c:
+                scratch[row + mapb[y]] += c
+    s = 0
+    for t in range(m):
+        c = scratch[t]
+        if 0 < c < thresh:
+            s += c
+    return s
+
+
+@numba.njit(cache=True)
+def _pair_stairs(counts, upflat, upoff, floor, heights, ngroups, G, pa, pb, poff, thresh, limit):  # pragma: no cover - compiled
+    """For each pair ``p = (a, b)`` of columns and each level ``la`` of ``a``, the least level
+    ``lb`` of ``b`` at which the pair's groups smaller than ``thresh`` hold at most ``limit``
+    records (``heights[b] + 1`` if none; for ``la`` below ``a``'s floor as well). That count
+    does not increase with either level, so the stair does not increase with ``la``, and one
+    walk per pair finds it."""
+    P = pa.shape[0]
+    H = heights.shape[0]
+    hmax = 0
+    for j in range(H):
+        if heights[j] > hmax:
+            hmax = heights[j]
+    stairs = np.empty((P, hmax + 1), dtype=np.int64)
+    big = 0
+    for j in range(H):
+        if G[j] > big:
+            big = G[j]
+    scratch = np.zeros(big * big, dtype=np.int64)
+    for p in range(P):
+        a = pa[p]
+        b = pb[p]
+        fa = floor[a]
+        fb = floor[b]
+        for la in range(hmax + 1):
+            stairs[p, la] = heights[b] + 1
+        lb = heights[b] + 1  # stair of the previous la (an upper bound of this one's)
+        for la in range(fa, heights[a] + 1):
+            mapa = upflat[upoff[a, fa, la] : upoff[a, fa, la] + G[a]]
+            top = min(lb, heights[b])
+            mapb = upflat[upoff[b, fb, top] : upoff[b, fb, top] + G[b]]
+            if _pair_small(counts, poff[p], G[a], G[b], mapa, mapb, ngroups[b, top], scratch, thresh) > limit:
+                stairs[p, la] = heights[b] + 1
+                continue
+            lb = top
+            while lb > fb:
+                mapb = upflat[upoff[b, fb, lb - 1] : upoff[b, fb, lb - 1] + G[b]]
+                if _pair_small(counts, poff[p], G[a], G[b], mapa, mapb, ngroups[b, lb - 1], scratch, thresh) > limit:
+                    break
+                lb -= 1
+            stairs[p, la] = lb
+    return stairs
+
+
+@numba.njit(cache=True)
+def _floor_tag_kernel(levels, heights, strides, state, floor, pa, pb, stairs):  # pragma: no cover - compiled
+    """Tag infeasible (``state`` −1 where 0) every node below a column floor or a pair stair:
+    ``L_j < floor[j]`` for some ``j``, or ``L_b < stairs[p, L_a]`` for some pair ``p = (a, b)``.
+    The maximal such nodes (the other columns at the top) are marked, then every node with a
+    marked direct generalization, in one pass by decreasing id. Returns the number of nodes
+    below the floors."""
+    n, r = levels.shape
+    mark = np.zeros(n, dtype=np.bool_)
+    topid = 0
+    for j in range(r):
+        topid += heights[j] * strides[j]
+    for j in range(r):
+        if floor[j] > 0:
+            mark[topid - (heights[j] - floor[j] + 1) * strides[j]] = True
+    for p in range(pa.shape[0]):
+        a = pa[p]
+        b = pb[p]
+        for la in range(heights[a] + 1):
+            s = stairs[p, la]
+            if s > 0:
+                mark[topid - (heights[a] - la) * strides[a] - (heights[b] - s + 1) * strides[b]] = True
+    below = 0
+    for i in range(n - 1, -1, -1):
+        m = mark[i]
+        if not m:
+            for j in range(r):
+                if levels[i, j] < heights[j] and mark[i + strides[j]]:
+                    m = True
+                    break
+        if m:
+            mark[i] = True
+            below += 1
+            if state[i] == 0:
+                state[i] = -1
+    return below

@@ -22,6 +22,7 @@ from ...release import Release
 from ._engine import Encoded, FrequencyCache, FrequencySet, NodeEval
 from ._kernels import (
     _box_max_kernel,
+    _floor_tag_kernel,
     _lattice_kernel,
     _next_open,
     _path_bounded_kernel,
@@ -462,6 +463,42 @@ class LatticeSearch:
             return ev.relaxed_sup <= self.enc.limit
         return ev.feasible
 
+    def tag_floors(self) -> int:
+        """Classify infeasible, without evaluating them, the nodes below a column's floor or a
+        pair of columns' stair (:meth:`Encoded.column_floor`, :meth:`Encoded.pair_stairs`:
+        groups too small to pass hold more records than may be suppressed). Returns how many
+        nodes lie below them; 0 (nothing tagged) when the top itself fails the test (it is then
+        evaluated, and the search reports the suppression it needs).
+
+        Every node left is above the *floor node* (each column at its floor). When that node
+        has few classes for certain (the product of its columns' group counts is at most a
+        quarter of the bottom's rows) it is evaluated first: the pair tables are counted from
+        it, and it is a roll-up source for every other node."""
+        enc, lat = self.enc, self.lat
+        if enc.relax_k <= 1:
+            return 0
+        floor = enc.column_floor()
+        if floor is None:
+            return 0
+        src = None
+        # the floor node is classified like any node: by the models' feasibility when it is
+        # monotone, by the relaxation's in a relaxed bounded search (after _init_bounds)
+        if floor.any() and (enc.monotone_feasibility or self._relaxed):
+            cells = prod(enc.ngroups[j][int(floor[j])] for j in range(enc.r))
+            if cells * 4 <= enc.bottom.n_rows:
+                fid = lat.node_id(floor)
+                if self.state[fid] == 0:
+                    self.check(fid, tag=True)
+                if fid in self._cache:
+                    src = self._cache.get(fid)
+        st = enc.pair_stairs(floor, src)
+        if st is None:
+            pa = pb = np.zeros(0, dtype=np.int64)
+            stairs = np.zeros((0, 1), dtype=np.int64)
+        else:
+            pa, pb, stairs = st
+        return int(_floor_tag_kernel(lat.levels8, lat.heights, lat.strides, self.state, floor, pa, pb, stairs))
+
     # ------------------------------------------------------------------ classification
     def classify_flash(self, priority: np.ndarray, climb: np.ndarray | None = None) -> None:
         """Classify every node as feasible / infeasible (feasibility must be monotone).
@@ -867,6 +904,8 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     # fewest levels first (largest relative step 1/h_j): measure-independent
     prio = None if by_value else (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
     if by_value:
+        # nodes below a column's floor or a pair's stair are infeasible: tagged unevaluated
+        search.tag_floors()
         # no separate check of the top: when nothing is feasible every path's binary search
         # ends by evaluating its top, the lattice's top among them (the least suppression)
         best = search.optimum_by_value(enc.lattice_cost())
@@ -874,12 +913,14 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
             raise _infeasible(enc, search, algorithm)
     elif bounded:
         search._init_bounds()
+        search.tag_floors()
         # the top node has the least suppression (of the models, or of their relaxation):
         # if it fails, nothing passes
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
         search.classify_bounded(prio, -prio)
     elif algorithm == "flash" and enc.monotone_feasibility:
+        search.tag_floors()
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
         search.classify_flash(prio, -prio)
