@@ -206,3 +206,17 @@ def test_no_floors_when_the_top_fails():
     assert search.tag_floors() == 0 and not (search.state != 0).any()
     with pytest.raises(InfeasibleError, match=f"needs {ds.n} suppressed"):
         run_search(enc, "flash")
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_height_order_is_lexsort(seed):
+    """flash's walk order (two stable sorts) equals ``np.lexsort((priority, height))``, ties
+    in priority included."""
+    from ktype.algorithms.fulldomain._lattice import height_order
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    height = rng.integers(0, int(rng.integers(1, 12)), n)
+    priority = rng.integers(0, 5, n) / float(rng.integers(1, 4))
+    assert (height_order(priority, height) == np.lexsort((priority, height))).all()

