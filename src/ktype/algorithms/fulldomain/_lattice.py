@@ -913,9 +913,10 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     # starts by lowest relative distance Σ L_j/h_j; paths climb the attribute with the
     # fewest levels first (largest relative step 1/h_j): measure-independent
     prio = None if by_value else lat.levels8 @ (1.0 / np.maximum(lat.heights, 1))
+    floored = None
     if by_value:
         # nodes below a column's floor or a pair's stair are infeasible: tagged unevaluated
-        search.tag_floors()
+        floored = search.tag_floors()
         # no separate check of the top: when nothing is feasible every path's binary search
         # ends by evaluating its top, the lattice's top among them (the least suppression)
         best = search.optimum_by_value(enc.lattice_cost())
@@ -923,20 +924,22 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
             raise _infeasible(enc, search, algorithm)
     elif bounded:
         search._init_bounds()
-        search.tag_floors()
+        floored = search.tag_floors()
         # the top node has the least suppression (of the models, or of their relaxation):
         # if it fails, nothing passes
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
         search.classify_bounded(prio, -prio)
     elif algorithm == "flash" and enc.monotone_feasibility:
-        search.tag_floors()
+        floored = search.tag_floors()
         if not search.check(lat.top, tag=True):
             raise _infeasible(enc, search, algorithm)
         search.classify_flash(prio, -prio)
     else:
         search.classify_all()
     extra: dict[str, Any] = {"strategies": str(lat.n_strategies())}
+    if floored is not None:
+        extra["nodes_below_floors"] = int(floored)
     if by_value:
         mins = search.proven_minimal()
         extra["k_minimal_complete"] = False
