@@ -235,7 +235,7 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "**What makes the 0% rows fast.** Before any evaluation, the nodes below a column's floor or below a pair of "
         "columns' stair (a group of that column or pair of columns smaller than k holds more records than may be "
         "suppressed) are classified infeasible (`floors`). They are the low nodes, whose frequency sets are the largest: "
-        "without them `flash` evaluated 51–219 nodes in these settings (this file at commit af0e1b0), with them 3–103 "
+        "without them `flash` evaluated 51–219 nodes in these settings (this file at commit af0e1b0), with them 3–100 "
         "(`evaluated`). Entropy and loss then search by value (the first feasible node by increasing no-suppression value), "
         "discernibility classifies the remaining nodes Flash-style (its optimum is a k-minimal node). "
         "See docs/fulldomain.md, steps 3–5.",
