@@ -262,3 +262,53 @@ def test_flash_dm_optimum_equals_enumeration_with_ties(seed, tie):
         got = run_search(enc, "flash")
         assert tuple(got.optimum.tolist()) == tuple(want[1]), (s, got.optimum, want)
         assert got.value == pytest.approx(want[2], rel=1e-12)
+
+
+@pytest.mark.parametrize("d", [1, 7, 4095, 4096, 4097, 9000])
+def test_pair_counts_equal_bincount_across_blocks(d):
+    """_pair_counts (rows in blocks of 4,096) against np.bincount per pair, mapped ids included."""
+    from ktype.algorithms.fulldomain._kernels import _pair_counts
+
+    rng = np.random.default_rng(d)
+    r = 4
+    G0 = rng.integers(2, 9, r)  # groups at level 0
+    maps = [rng.integers(0, max(2, g // 2), g).astype(np.int32) for g in G0]  # level 0 -> floor
+    G = np.array([int(m.max()) + 1 for m in maps], dtype=np.int64)
+    upflat = np.concatenate(maps).astype(np.int32)
+    base = np.concatenate([[0], np.cumsum(G0)[:-1]]).astype(np.int64)
+    tab = np.stack([rng.integers(0, g, d) for g in G0], axis=1).astype(np.int16)
+    cnt = rng.integers(1, 5, d).astype(np.int64)
+    pa = np.array([a for a in range(r) for b in range(a + 1, r)], dtype=np.int64)
+    pb = np.array([b for a in range(r) for b in range(a + 1, r)], dtype=np.int64)
+    sizes = G[pa] * G[pb]
+    poff = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    out = _pair_counts(tab, cnt, upflat, base, G, pa, pb, poff, int(sizes.sum()))
+    for p, (a, b) in enumerate(zip(pa, pb)):
+        x = maps[a][tab[:, a]].astype(np.int64) * G[b] + maps[b][tab[:, b]]
+        want = np.bincount(x, weights=cnt, minlength=int(sizes[p])).astype(np.int64)
+        assert (out[poff[p] : poff[p] + sizes[p]] == want).all(), (a, b)
+
+
+def test_pair_budget_keeps_the_smallest_tables(monkeypatch):
+    """With a budget of cells smaller than all pair tables, pair_stairs keeps the smallest
+    tables first; the search stays exact with fewer (or no) pairs."""
+    from ktype.algorithms.fulldomain import _engine
+
+    full = ktype.load_adult(quasi_identifiers=ADULT_QIS)
+    ds = full.subset(np.sort(np.random.default_rng(5).choice(full.n, 1500, replace=False)))
+    enc = Encoded(ds, (KAnonymity(5),), 0.0, "discernibility")
+    floor = enc.column_floor()
+    pa, pb, _ = enc.pair_stairs(floor)
+    G = np.array([enc.ngroups[j][int(floor[j])] for j in range(enc.r)])
+    cells = G[pa] * G[pb]
+    budget = int(np.sort(cells)[: len(cells) // 2].sum())
+    monkeypatch.setattr(_engine, "_PAIR_TOTAL", budget)
+    pa2, pb2, _ = enc.pair_stairs(floor)
+    kept = G[pa2] * G[pb2]
+    assert kept.sum() <= budget and len(pa2) >= len(cells) // 2
+    assert kept.max() <= np.sort(cells)[len(pa2) - 1]  # no larger table kept in place of a smaller one
+    for meas in ("discernibility", "loss_metric"):
+        _agree(ds, (KAnonymity(5),), 0.0, meas)
+    monkeypatch.setattr(_engine, "_PAIR_TOTAL", 0)
+    assert enc.pair_stairs(floor) is None
+    _agree(ds, (KAnonymity(5),), 0.0, "discernibility")

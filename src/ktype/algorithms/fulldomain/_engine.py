@@ -92,8 +92,10 @@ MEASURES = ("non_uniform_entropy", "loss_metric", "discernibility", "average_cla
 #: rows are bit-packed into one int64 when the columns' group ids need at most this many bits
 _PACK_BITS = 62
 _NEVER = np.iinfo(np.int64).max
-#: :meth:`Encoded.pair_stairs` counts the pairs of columns whose tables have at most this many cells
+#: :meth:`Encoded.pair_stairs` counts the pairs of columns whose tables have at most this many
+#: cells, smallest first, up to ``_PAIR_TOTAL`` cells in all (32 MiB of counts)
 _PAIR_CELLS = 2**16
+_PAIR_TOTAL = 2**22
 
 
 def suppression_limit(max_suppression: float, n: int) -> int:
@@ -609,12 +611,17 @@ class Encoded:
         classes, so ``sup(L) ≥ S_ab(L_a, L_b)``, the records of such pairs, which does not
         increase with either level (as for one column). The pair tables are counted in one pass
         over the bottom frequency set at the floor levels (pairs of at most ``_PAIR_CELLS``
-        cells) and rolled up per level pair (:func:`_pair_stairs`).
+        cells, smallest first, ``_PAIR_TOTAL`` in all) and rolled up per level pair
+        (:func:`_pair_stairs`).
         """
         r = self.r
         G = np.array([self.ngroups[j][int(floor[j])] for j in range(r)], dtype=np.int64)
-        # a column of one group adds nothing to the other's floor
-        pairs = [(a, b) for a in range(r) for b in range(a + 1, r) if 1 < G[a] * G[b] <= _PAIR_CELLS and G[a] > 1 and G[b] > 1]
+        # a column of one group adds nothing to the other's floor; at most _PAIR_TOTAL cells in
+        # all (smallest tables first)
+        pairs = sorted(((a, b) for a in range(r) for b in range(a + 1, r) if G[a] > 1 and G[b] > 1 and G[a] * G[b] <= _PAIR_CELLS),
+                       key=lambda ab: (G[ab[0]] * G[ab[1]], ab))
+        keep = np.cumsum([G[a] * G[b] for a, b in pairs]) <= _PAIR_TOTAL
+        pairs = sorted(ab for ab, ok in zip(pairs, keep) if ok)
         if not pairs:
             return None
         pa = np.array([a for a, _ in pairs], dtype=np.int64)

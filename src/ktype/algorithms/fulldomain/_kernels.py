@@ -693,21 +693,26 @@ def _pair_counts(tab, cnt, upflat, base, G, pa, pb, poff, total):  # pragma: no 
     """Records per pair of groups, for every pair of columns ``(pa[p], pb[p])``, from a
     frequency set's ``(g, r)`` table of group ids: column ``j``'s id is first mapped up through
     ``upflat[base[j] + id]`` (to the column's floor level, ``G[j]`` groups); pair ``p``'s table
-    is ``out[poff[p] + x·G[pb[p]] + y]``. The mapped ids are laid out by column, then each
-    pair is one tight loop over the rows (30% faster than all pairs per row)."""
+    is ``out[poff[p] + x·G[pb[p]] + y]``. Rows are taken in blocks of 4,096 whose mapped ids are
+    laid out by column; each pair is then one tight loop over the block (30% faster than all
+    pairs per row; the scratch stays small whatever the number of rows)."""
     d, r = tab.shape
-    gg = np.empty((r, d), dtype=np.int32)
-    for i in range(d):
-        for j in range(r):
-            gg[j, i] = upflat[base[j] + tab[i, j]]
+    B = 4096
+    gg = np.empty((r, min(B, max(d, 1))), dtype=np.int32)
     out = np.zeros(total, dtype=np.int64)
-    for p in range(pa.shape[0]):
-        ga = gg[pa[p]]
-        gb = gg[pb[p]]
-        o = poff[p]
-        m = G[pb[p]]
-        for i in range(d):
-            out[o + ga[i] * m + gb[i]] += cnt[i]
+    for s in range(0, d, B):
+        e = min(s + B, d)
+        for i in range(s, e):
+            for j in range(r):
+                gg[j, i - s] = upflat[base[j] + tab[i, j]]
+        c = cnt[s:e]
+        for p in range(pa.shape[0]):
+            ga = gg[pa[p], : e - s]
+            gb = gg[pb[p], : e - s]
+            o = poff[p]
+            m = G[pb[p]]
+            for i in range(e - s):
+                out[o + ga[i] * m + gb[i]] += c[i]
     return out
 
 
