@@ -90,8 +90,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "fulldomain_engine": (
         ["src/ktype/algorithms/fulldomain/_engine.py", "src/ktype/algorithms/fulldomain/_lattice.py",
          "src/ktype/algorithms/fulldomain/_hashed.py"],
-        [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_flash_bounds.py", T + "test_mutants.py",
-         T + "test_mutants_fulldomain.py",
+        [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_flash_bounds.py", T + "test_flash_zero.py",
+         T + "test_mutants.py", T + "test_mutants_fulldomain.py", T + "test_mutants_engine.py",
          "-k", "not (mondrian or class_sizes or average_class_size or classification_metric "
          "or preference_criteria_on_solutions or docs_example_runs)"],
     ),
