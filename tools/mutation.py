@@ -92,6 +92,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/algorithms/fulldomain/_hashed.py"],
         [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_flash_bounds.py", T + "test_flash_zero.py",
          T + "test_mutants.py", T + "test_mutants_fulldomain.py", T + "test_mutants_engine.py",
+         # the hashed roll-up (_hashed.py) and the packing base are only reached through these
+         T + "test_fulldomain_many.py::test_hashed_rollup_matches_exact_rollup",
+         T + "test_fulldomain_many.py::test_packing_base_matches_table_rows",
          "-k", "not (mondrian or class_sizes or average_class_size or classification_metric "
          "or preference_criteria_on_solutions or docs_example_runs)"],
     ),
