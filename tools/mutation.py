@@ -76,6 +76,13 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [T + "test_mondrian.py", T + "test_mutants_mondrian.py", T + "test_mondrian_parallel.py",
          T + "test_mutants.py::test_mondrian_splits_the_widest_normalized_column"],
     ),
+    # the numpy partitioner Mondrian uses for k-anonymity alone (no numba): compared release
+    # for release with the frozen sequential reference, and run by every small k-anonymity job
+    "mondrian_numpy": (
+        ["src/ktype/algorithms/_mondrian_numpy.py"],
+        [T + "test_mondrian_parallel.py", T + "test_mondrian.py", T + "test_mutants_mondrian.py",
+         T + "test_mutants_mondrian_numpy.py"],
+    ),
     # the full-domain package in three groups (each with its own, shorter test map): the
     # entry points and the search algorithms; the lattice engine (flash / exhaustive);
     # the best-effort searches for many QIs. Numba kernels (_kernels.py) are not mutated.
@@ -101,7 +108,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "fulldomain_best_effort": (
         ["src/ktype/algorithms/fulldomain/_lightning.py", "src/ktype/algorithms/fulldomain/_genetic.py",
          "src/ktype/algorithms/fulldomain/_sparse.py"],
-        [T + "test_fulldomain_many.py", T + "test_genetic.py", T + "test_mutants_fulldomain.py"],
+        [T + "test_fulldomain_many.py", T + "test_genetic.py", T + "test_mutants_fulldomain.py",
+         T + "test_fulldomain.py", T + "test_mutants_best_effort.py"],
     ),
 }
 
