@@ -98,7 +98,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/algorithms/fulldomain/_engine.py", "src/ktype/algorithms/fulldomain/_lattice.py",
          "src/ktype/algorithms/fulldomain/_hashed.py"],
         [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_flash_bounds.py", T + "test_flash_zero.py",
-         T + "test_mutants.py", T + "test_mutants_fulldomain.py", T + "test_mutants_engine.py",
+         T + "test_flash_floors.py", T + "test_mutants.py", T + "test_mutants_fulldomain.py", T + "test_mutants_engine.py",
          # the hashed roll-up (_hashed.py) and the packing base are only reached through these
          T + "test_fulldomain_many.py::test_hashed_rollup_matches_exact_rollup",
          T + "test_fulldomain_many.py::test_packing_base_matches_table_rows",
