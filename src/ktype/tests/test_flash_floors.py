@@ -23,6 +23,8 @@ import ktype
 from ktype.algorithms.fulldomain import MEASURES
 from ktype.algorithms.fulldomain._engine import Encoded
 from ktype.algorithms.fulldomain._lattice import LatticeSearch, run_search
+from ktype.data.dataset import Dataset
+from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import InfeasibleError
 from ktype.models.kanonymity import KAnonymity
 from ktype.models.ldiversity import DistinctLDiversity, EntropyLDiversity
@@ -312,3 +314,26 @@ def test_pair_budget_keeps_the_smallest_tables(monkeypatch):
     monkeypatch.setattr(_engine, "_PAIR_TOTAL", 0)
     assert enc.pair_stairs(floor) is None
     _agree(ds, (KAnonymity(5),), 0.0, "discernibility")
+
+
+def test_a_column_with_many_groups_keeps_the_pair_scratch_small():
+    """A column of 100,000 groups at its floor (each value twice, k = 2) is in no pair (its
+    tables exceed 2^16 cells); the stairs' scratch is sized by the pairs kept (here 2 x 5), not
+    by the widest column (100,000^2 cells would not be allocated)."""
+    m = 100_000
+    zips = [f"z{i:06d}" for i in range(m)]
+    hz = Hierarchy.from_table([[z, z[:4], "*"] for z in zips], name="zip")
+    rng = np.random.default_rng(0)
+    n = 2 * m
+    df = pd.DataFrame({"zip": np.repeat(zips, 2), "sex": rng.choice(["f", "m"], n), "race": rng.choice(list("abcde"), n)})
+    hier = {"zip": hz, "sex": Hierarchy.from_table([["f", "*"], ["m", "*"]], name="sex"),
+            "race": Hierarchy.from_table([[v, "*"] for v in "abcde"], name="race")}
+    ds = Dataset(df, quasi_identifiers=["zip", "sex", "race"], hierarchies=hier)
+    enc = Encoded(ds, (KAnonymity(2),), 0.0, "discernibility")
+    floor = enc.column_floor()
+    assert floor.tolist() == [0, 0, 0]
+    pa, pb, _ = enc.pair_stairs(floor)
+    assert list(zip(pa.tolist(), pb.tolist())) == [(1, 2)]
+    a = run_search(enc, "flash")
+    b = run_search(Encoded(ds, (KAnonymity(2),), 0.0, "discernibility"), "exhaustive")
+    assert_bounded_agrees(a, b)

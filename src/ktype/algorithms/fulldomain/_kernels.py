@@ -756,11 +756,11 @@ def _pair_stairs(counts, upflat, upoff, floor, heights, ngroups, G, pa, pb, poff
         if heights[j] > hmax:
             hmax = heights[j]
     stairs = np.empty((P, hmax + 1), dtype=np.int64)
-    big = 0
-    for j in range(H):
-        if G[j] > big:
-            big = G[j]
-    scratch = np.zeros(big * big, dtype=np.int64)
+    big = 1  # the largest pair table kept (not the widest column squared)
+    for p in range(P):
+        if G[pa[p]] * G[pb[p]] > big:
+            big = G[pa[p]] * G[pb[p]]
+    scratch = np.zeros(big, dtype=np.int64)
     for p in range(P):
         a = pa[p]
         b = pb[p]
