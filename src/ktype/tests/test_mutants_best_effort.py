@@ -144,7 +144,8 @@ def test_sparse_pick_breaks_ties_lexicographically(n, seed, k, sup):
     low = min(sum(lv) for lv in oracle.feasible)
     sols = sorted(lv for lv in oracle.feasible if sum(lv) == low)
     res = samarati_search(Encoded(ds, (KAnonymity(k),), sup, "height"))
-    assert sorted(map(tuple, res.minimal.tolist())) == sols
+    assert [tuple(x) for x in res.minimal.tolist()] == sols  # LatticeResult.minimal: lexicographic
+    _check_sparse(res, oracle, "height")  # nodes classified by the VT matrix, then valued: one row each
     assert tuple(res.optimum.tolist()) == sols[0]
 
 
@@ -186,3 +187,16 @@ def test_genetic_converges_on_a_small_lattice_to_its_optimum():
     assert res.extra["stopped"] == "converged"
     _check_sparse(res, oracle, "loss_metric")
     assert tuple(res.optimum.tolist()) == want_lv and _close(res.value, want)
+
+
+@pytest.mark.parametrize("budget", [12, 30])
+def test_a_node_budget_buys_that_many_distinct_nodes(budget):
+    """A node met twice costs nothing the second time (docs/fulldomain.md): a search stopped
+    by ``max_nodes = B`` has evaluated exactly ``B`` distinct nodes (Adult, 4 QIs, 80 nodes)."""
+    ds = _adult(200, 4, QIS4)
+    enc = Encoded(ds, (KAnonymity(4),), 0.05, "loss_metric")
+    for res in (lightning_search(enc, time_limit=None, max_nodes=budget),
+                genetic_search(Encoded(ds, (KAnonymity(4),), 0.05, "loss_metric"), time_limit=None, max_nodes=budget,
+                               rng=np.random.default_rng(3))):
+        assert res.extra["stopped"] == "max_nodes", res.algorithm
+        assert int((~np.isnan(res.values)).sum()) == budget, res.algorithm
