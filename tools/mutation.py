@@ -111,6 +111,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [T + "test_fulldomain_many.py", T + "test_genetic.py", T + "test_mutants_fulldomain.py",
          T + "test_fulldomain.py", T + "test_mutants_best_effort.py"],
     ),
+    # certify: the exact branch-and-bound that proves a best-effort result optimal (or finds better)
+    "fulldomain_certify": (
+        ["src/ktype/algorithms/fulldomain/_certify.py"],
+        [T + "test_certify.py"],
+    ),
 }
 
 PYTEST_ARGS = ["-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-m", "not slow"]
