@@ -268,17 +268,79 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
 
 
 @njit(cache=True)
-def _scan(W, order, m, matchS, matchT, cnt):  # pragma: no cover - compiled
-    """Keep each edge of ``order`` whose ends are both free (Alg. 2 lines 2-7)."""
-    for e in order:
-        if cnt == m or W[e] == _INF:
+def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
+    """Alg. 2 lines 2-7 on the flat ``(m, m)`` weights ``W``: scan the available edges
+    (weight < inf) in ascending order of (weight, row-major index), i.e. the stable sort of
+    all ``m²`` edges, and keep each edge whose two ends are still free. Returns the number
+    of edges kept.
+
+    The sort is never materialised. The scan runs in rounds over the edges between vertices
+    that are still free (an edge at a matched vertex would be skipped anyway), all heavier
+    than ``last`` (every edge of weight ≤ ``last`` has been scanned): ``tau`` is the
+    ``4·free``-th smallest such weight; the edges lighter than ``tau`` are sorted (stable, so
+    ties stay in index order) and scanned, then the edges of weight exactly ``tau`` are
+    scanned in index order without sorting, and ``last = tau``. Late iterations have millions
+    of edges of one weight (often 0, boxes already covering the record): the previous
+    two-chunk version sorted all of them; this one only walks them in order.
+    """
+    cnt = 0
+    last = -_INF
+    fs = np.empty(m, dtype=np.int64)
+    ft = np.empty(m, dtype=np.int64)
+    while cnt < m:
+        nfs = 0
+        nft = 0
+        for i in range(m):
+            if matchS[i] < 0:
+                fs[nfs] = i
+                nfs += 1
+            if matchT[i] < 0:
+                ft[nft] = i
+                nft += 1
+        buf = np.empty(nfs * nft, dtype=np.float64)
+        nc = 0
+        for a in range(nfs):  # loop over free rows; the weights of their free columns above last
+            base = fs[a] * m
+            for b in range(nft):
+                w = W[base + ft[b]]
+                if w > last and w < _INF:
+                    buf[nc] = w
+                    nc += 1
+        if nc == 0:
             break
-        i = e // m
-        j = e % m
-        if matchS[i] < 0 and matchT[j] < 0:
-            matchS[i] = j
-            matchT[j] = i
-            cnt += 1
+        kth = min(4 * nfs, nc - 1)
+        tau = np.partition(buf[:nc], kth)[kth]
+        sel = np.empty(kth + 1, dtype=np.int64)
+        ns = 0
+        for a in range(nfs):  # the edges in (last, tau), in index order
+            base = fs[a] * m
+            for b in range(nft):
+                e = base + ft[b]
+                w = W[e]
+                if w > last and w < tau:
+                    sel[ns] = e
+                    ns += 1
+        sel = sel[:ns]
+        for e in sel[np.argsort(W[sel], kind="mergesort")]:  # stable: equal weights stay in index order
+            i = e // m
+            j = e % m
+            if matchS[i] < 0 and matchT[j] < 0:
+                matchS[i] = j
+                matchT[j] = i
+                cnt += 1
+        for a in range(nfs):  # the edges of weight tau, in index order
+            i = fs[a]
+            if matchS[i] >= 0:
+                continue
+            base = i * m
+            for b in range(nft):
+                j = ft[b]
+                if matchT[j] < 0 and W[base + j] == tau:
+                    matchS[i] = j
+                    matchT[j] = i
+                    cnt += 1
+                    break
+        last = tau
     return cnt
 
 
@@ -286,27 +348,12 @@ def _scan(W, order, m, matchS, matchT, cnt):  # pragma: no cover - compiled
 def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, matchT):  # pragma: no cover - compiled
     """One iteration of SortGreedy (Alg. 2): scan all available edges by ascending weight
     (stable: ties by record position, then post-image position) and keep an edge whose
-    ends are both free; then resolve the left-over records by single swaps with their
-    lexicographic neighbours (pos−1, pos+1, pos−2, ...). Returns 0, or -1 on failure."""
+    ends are both free (:func:`_sorted_greedy`); then resolve the left-over records by
+    single swaps with their lexicographic neighbours (pos−1, pos+1, pos−2, ...). Returns 0,
+    or -1 on failure."""
     m = xnum.shape[0]
     W = _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t).ravel()
-    # The scan order is the stable sort of all edges by weight. It is produced in two
-    # chunks with the same result: first the edges lighter than the (4m)-th smallest
-    # weight ``tau``; then, if some vertices are still free, only the edges between free
-    # vertices with weight >= tau (an edge lighter than tau between two vertices still
-    # free would have been taken in chunk 1, and edges at a matched vertex are skipped).
-    kth = 4 * m
-    tau = _INF
-    if kth < m * m:
-        tau = np.partition(W, kth)[kth]
-    sel = np.flatnonzero(W < tau)
-    cnt = _scan(W, sel[np.argsort(W[sel], kind="mergesort")], m, matchS, matchT, 0)
-    if cnt < m:
-        fs = np.flatnonzero(matchS < 0)
-        ft = np.flatnonzero(matchT < 0)
-        cand = (fs[:, None] * m + ft[None, :]).ravel()
-        cand = cand[(W[cand] >= tau) & (W[cand] < _INF)]
-        cnt = _scan(W, cand[np.argsort(W[cand], kind="mergesort")], m, matchS, matchT, cnt)
+    cnt = _sorted_greedy(W, m, matchS, matchT)
     if cnt == m:
         return 0
     free = np.empty(m, dtype=np.int64)
