@@ -11,7 +11,7 @@ Outputs (``experiments/freeform/results/`` or ``--out``): one CSV and one PNG pe
 ``summary.md`` judging the paper's claims point by point. Every measured point is appended to
 its CSV as soon as it is done, so a killed run loses nothing: running the same command again
 (``--resume``, the default) skips the points already in the CSVs; ``--fresh`` starts over.
-``--only``, ``--max-n``, ``--methods`` and ``--ks`` restrict a run to some points (to measure
+``--only``, ``--max-n``, ``--methods``, ``--ks`` and ``--ds`` restrict a run to some points (to measure
 the cheap ones first); the points left out stay listed as missing in the summary.
 ``--summary-only`` redraws the figures and rewrites the summary from the CSVs.
 
@@ -254,12 +254,14 @@ class Recorder:
         max_n: int | None = None,
         methods: list[str] | None = None,
         ks: list[int] | None = None,
+        ds: list[int] | None = None,
     ) -> None:
         self.out = out
         self.resume = resume
         self.max_n = max_n
         self.methods = set(methods) if methods else None
         self.ks = set(ks) if ks else None
+        self.ds = set(ds) if ds else None
         self.done: dict[str, set[tuple[str, ...]]] = {}
 
     planning = False
@@ -294,6 +296,8 @@ class Recorder:
             return
         if (self.methods and key["method"] not in self.methods) or (self.ks and int(key["k"]) not in self.ks):
             return  # left for another run (--methods, --ks)
+        if self.ds and "d" in key and int(key["d"]) not in self.ds:
+            return  # left for another run (--ds: Fig. 9 only)
         row = {**key, **fn(*args, **kwargs), "load": round(os.getloadavg()[0], 2)}
         path = self.out / f"{fig}.csv"
         new = not path.exists()
@@ -850,6 +854,7 @@ def main() -> None:
     ap.add_argument("--max-n", type=int, help="only the points on at most this many rows (run small points first)")
     ap.add_argument("--methods", nargs="+", choices=list(ALGOS), help="only the points of these methods")
     ap.add_argument("--ks", type=int, nargs="+", help="only the points with these k")
+    ap.add_argument("--ds", type=int, nargs="+", help="only the Fig. 9 points with these d (other figures unaffected)")
     ap.add_argument("--fresh", action="store_true", help="discard the points already in --out (default: resume)")
     ap.add_argument("--summary-only", action="store_true", help="redraw and rewrite summary.md from the CSVs in --out")
     a = ap.parse_args()
@@ -861,7 +866,7 @@ def main() -> None:
     if label == "full" or dense > heuristics.DENSE_LIMIT:  # dense methods unpartitioned on up to 16,000 rows
         heuristics.DENSE_LIMIT = max(heuristics.DENSE_LIMIT, 16000 if label == "full" else dense)
     a.out.mkdir(parents=True, exist_ok=True)
-    rec = Recorder(a.out, resume=not a.fresh, max_n=a.max_n, methods=a.methods, ks=a.ks)
+    rec = Recorder(a.out, resume=not a.fresh, max_n=a.max_n, methods=a.methods, ks=a.ks, ds=a.ds)
     if not a.summary_only:  # compile / load the numba kernels before the first timed point
         warm = census_dataset(40, rng=0)
         for m in ALGOS:
