@@ -441,6 +441,36 @@ def derive(res: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------------------- plots
+#: one colour and marker per method in every panel and figure
+METHOD_STYLE = {
+    "greedy": ("tab:blue", "o"),
+    "sortgreedy": ("tab:orange", "s"),
+    "hungarian": ("tab:green", "^"),
+    "mip": ("black", "*"),
+    "mincostflow": ("tab:purple", "D"),
+    "nh": ("tab:red", "v"),
+    "k-c": ("tab:brown", "x"),
+}
+LABELS = {
+    "greedy": "Greedy",
+    "sortgreedy": "SortGreedy",
+    "hungarian": "Hungarian",
+    "mip": "MIP (optimum)",
+    "mincostflow": "minCostFlow",
+    "nh": "NH",
+    "k-c": "k-c",
+}
+AXIS = {
+    "gcp": "GCP",
+    "cpu_seconds": "CPU seconds",
+    "n": "rows (n)",
+    "d": "attributes (d)",
+    "slope": "(GCP(d) - GCP(2)) / (d - 2)",
+    "gain": "share of k-c -> optimum gap closed",
+    "parallel_ratio_to_nh": "runtime / NH",
+}
+
+
 def _plot(
     df: pd.DataFrame,
     x: str,
@@ -458,21 +488,24 @@ def _plot(
     import matplotlib.pyplot as plt
 
     panels = sorted(df[by].unique())
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1.6, 3.4), squeeze=False)
+    handles: dict[str, object] = {}
     for ax, val in zip(axes[0], panels):
         sub = df[df[by] == val]
-        for m, g in sub.groupby("method"):
-            g = g.groupby(x)[y].mean()
-            ax.plot(g.index, g.values, marker="o", label=m)
-        ax.set_title(f"{title} {by}={val}")
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
+        for m in sorted(sub.method.unique(), key=list(METHOD_STYLE).index):
+            g = sub[sub.method == m].groupby(x)[y].mean()
+            color, marker = METHOD_STYLE[m]
+            (handles[m],) = ax.plot(g.index, g.values, marker=marker, color=color, label=LABELS.get(m, m))
+        ax.set_title(f"{title} ({val})" if by != "k" else f"{title} (k = {val})", fontsize=10)
+        ax.set_xlabel(AXIS.get(x, x))
+        ax.set_ylabel(AXIS.get(y, y))
         if logx:
             ax.set_xscale("log")
         if logy:
             ax.set_yscale("log")
-    axes[0][-1].legend(fontsize=7)
-    fig.tight_layout()
+    order = [m for m in METHOD_STYLE if m in handles]
+    fig.legend([handles[m] for m in order], [LABELS.get(m, m) for m in order], loc="center right", fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1 - 1.6 / fig.get_figwidth(), 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
