@@ -81,9 +81,10 @@ from functools import cached_property
 import numpy as np
 from numba import njit, prange
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching, maximum_flow
+from scipy.sparse.csgraph import connected_components, maximum_flow
 
 from .._grouping import group_rows
+from .._matching import maximum_bipartite_matching
 from ..exceptions import DataError, InvalidParameterError
 from ..release import Release
 
@@ -628,7 +629,7 @@ def matches_from_adjacency(adj: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros((0, 0), dtype=bool)
     G = sparse.csr_array(a.astype(np.int8))
-    mate = maximum_bipartite_matching(G, perm_type="column")  # column matched to each row
+    mate = maximum_bipartite_matching(G)  # column matched to each row
     if (mate < 0).any():
         raise DataError("The consistency graph has no perfect matching: this is not a generalization.")
     ii, jj = np.nonzero(a)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from ..._grouping import lexsort_rows
+from ..._matching import maximum_bipartite_matching
 from ...data.dataset import Dataset
 from ...exceptions import InvalidParameterError, UnsupportedModelError, VerificationError
 from ...freeform_release import FreeformRelease, range_columns
@@ -158,7 +158,8 @@ def random_decomposition(pre: np.ndarray, rng: np.random.Generator) -> np.ndarra
     """Split a k-regular bipartite graph into k disjoint perfect matchings at random.
 
     Spec §3.5 option B: per round, relabel both sides with a secret random permutation,
-    find a perfect matching (Hopcroft-Karp, ``scipy.sparse.csgraph``), remove it. A
+    find a perfect matching (Hopcroft-Karp, :mod:`ktype._matching`; scipy's takes
+    exponential time on the layered graphs of few attributes), remove it. A
     ``t``-regular bipartite graph always has one (Hall), so every round succeeds.
 
     Parameters
@@ -183,7 +184,7 @@ def random_decomposition(pre: np.ndarray, rng: np.random.Generator) -> np.ndarra
         inv_pc[pc] = np.arange(n)
         idx = np.flatnonzero(alive)
         G = sparse.csr_array((np.ones(len(idx), dtype=np.int8), (pr[ei[idx]], pc[ej[idx]])), shape=(n, n))
-        mate = maximum_bipartite_matching(G, perm_type="column")
+        mate = maximum_bipartite_matching(G)
         if (mate < 0).any():  # pragma: no cover - impossible for a regular graph
             raise VerificationError("The generalization graph is not regular: no perfect matching left.")
         match = inv_pc[mate[pr]]
