@@ -15,13 +15,14 @@ failed row is removed from the layering), which is what bounds a phase by O(E).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy import sparse
+
+from ._jit import njit
 
 __all__ = ["maximum_bipartite_matching"]
 
 
-@njit(cache=True)
+@njit
 def _hopcroft_karp(indptr, indices, nr, nc):  # pragma: no cover - compiled
     """Column matched to each row (-1: unmatched) of a maximum matching of the CSR graph,
     the number of phases, and the work done (edges examined, BFS and DFS) for the tests."""

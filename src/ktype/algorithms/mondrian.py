@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .._grouping import lexsort_rows
+from .._jit import njit
 from .._validation import Options
 from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError, UnsupportedModelError
@@ -283,7 +284,7 @@ def _hierarchy_tables(dataset: Dataset) -> tuple[np.ndarray, ...]:
     )
 
 
-@njit(cache=True)
+@njit
 def _allowed(hist: np.ndarray, size: int, k: int, cond) -> bool:
     """Whether a part with sensitive histogram ``hist`` may be published."""
     if size < k:
@@ -350,7 +351,7 @@ def _allowed(hist: np.ndarray, size: int, k: int, cond) -> bool:
     return r1 < div_c * (total - top)
 
 
-@njit(cache=True)
+@njit
 def _order_desc(w):
     """Indexes of ``w`` by decreasing value, ties by index (a stable insertion sort of the
     ``r`` attribute widths; numba's sorts cost seconds of compile time on a cold start)."""
@@ -366,7 +367,7 @@ def _order_desc(w):
     return order
 
 
-@njit(cache=True)
+@njit
 def _kth_smallest(a, kth):
     """The ``kth`` smallest (0-based) of distinct int64 values ``a`` (in place; quickselect)."""
     lo, hi = 0, a.shape[0] - 1
@@ -391,7 +392,7 @@ def _kth_smallest(a, kth):
     return a[kth]
 
 
-@njit(cache=True)
+@njit
 def _lca(lo: int, hi: int, d: int, anc_flat, anc_off, anc_w, nhi_flat, node_off) -> int:
     w = anc_w[d]
     base = anc_off[d] + lo * w
@@ -402,7 +403,7 @@ def _lca(lo: int, hi: int, d: int, anc_flat, anc_off, anc_w, nhi_flat, node_off)
     return 0
 
 
-@njit(cache=True)
+@njit
 def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,
                    is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
                    cptr_flat, cptr_off, ch_flat, ch_off):
@@ -473,7 +474,7 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,
     return label, rows, box_lo[:n_final], box_hi[:n_final], start[:n_final]
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _transpose(X, out):
     n, r = X.shape
     for i in prange(n):
@@ -481,7 +482,7 @@ def _transpose(X, out):
             out[d, i] = X[i, d]
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, anc_off, anc_w,
             nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off, part):
     """Per part ``seg[t]``: tight ranges ``mn/mx[t]`` and the number of children (0 = publish);
@@ -529,7 +530,7 @@ def _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, an
     return nparts, mn, mx
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, label, rows,
            box_lo, box_hi, is_tree, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off):
     """Publish the parts that are not split (row labels, rows in ``rows`` at their final
@@ -584,7 +585,7 @@ def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, npart
                 part[a + c] = a + pos[c - 1]
 
 
-@njit(cache=True)
+@njit
 def _choose_split(xd, sv, n_s, cv, a, b, k, strict, cond, tree, d, lo, hi,
                   anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off,
                   part):
@@ -707,7 +708,7 @@ def _choose_split(xd, sv, n_s, cv, a, b, k, strict, cond, tree, d, lo, hi,
     return 0
 
 
-@njit(cache=True)
+@njit
 def _binary_by_value(xd, sv, n_s, a, b, cut, k, cond, part):
     hl = np.zeros(n_s, dtype=np.int64)
     hr = np.zeros(n_s, dtype=np.int64)

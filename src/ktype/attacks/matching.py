@@ -43,9 +43,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy import sparse
 
+from .._jit import njit
 from .._validation import Interval, check_params
 from ..models._graph import ConsistencyGraph, consistency_graph
 from ..release import Release
@@ -58,7 +59,7 @@ MAX_EXACT = 20
 _FACT = np.array([math.factorial(i) for i in range(MAX_EXACT + 1)], dtype=np.int64)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _component_posteriors(comps, aptr, a_mult, bptr, b_mult, adj_off, adj, fact, out_prob, out_count):  # pragma: no cover
     """Exact type-to-type assignment probabilities per component (see module docstring).
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .._grouping import group_rows
+from .._jit import njit
 from ..exceptions import InvalidParameterError
 from ..release import Release
 from ._base import measure
@@ -13,7 +13,7 @@ from ._base import measure
 __all__ = ["kl_divergence"]
 
 
-@njit(cache=True)
+@njit
 def _box_mass(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, w: np.ndarray, c: int, m_c: int) -> np.ndarray:  # pragma: no cover - compiled
     """For each point, the sum of ``w[b]`` over the boxes ``b`` containing it.
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from .._grouping import group_rows
+from .._jit import njit
 from ..data.dataset import Dataset
 from ..exceptions import InvalidParameterError
 from ..release import Release
@@ -109,7 +109,7 @@ def range_query_workload(dataset: Dataset, *, qd: int | None = None, selectivity
     return RangeWorkload(lo, hi, s_lo, s_lo + Ls - 1, qis, col, int(qd), float(selectivity), int(seed))
 
 
-@njit(cache=True)
+@njit
 def _answers(blo, bhi, prefix, qlo, qhi, slo, shi):
     nq, d = qlo.shape
     nb = blo.shape[0]

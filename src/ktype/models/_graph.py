@@ -79,11 +79,12 @@ from contextlib import contextmanager
 from functools import cached_property
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components, maximum_flow
 
 from .._grouping import group_rows
+from .._jit import njit
 from .._matching import maximum_bipartite_matching
 from ..exceptions import DataError, InvalidParameterError
 from ..release import Release
@@ -101,7 +102,7 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------------- kernels
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _count_type_edges(xa, blo, bhi, start, stop):  # pragma: no cover - compiled
     """Pass 1: number of original types consistent with each box type.
 
@@ -126,7 +127,7 @@ def _count_type_edges(xa, blo, bhi, start, stop):  # pragma: no cover - compiled
     return cnt
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _fill_type_edges(xa, blo, bhi, start, stop, ptr, out):  # pragma: no cover - compiled
     """Pass 2: write the consistent original types of box ``b`` at ``out[ptr[b]:ptr[b+1]]``."""
     nb = blo.shape[0]
@@ -145,7 +146,7 @@ def _fill_type_edges(xa, blo, bhi, start, stop, ptr, out):  # pragma: no cover -
                 p += 1
 
 
-@njit(cache=True)
+@njit
 def _in_box(xa, a, blo, bhi, bits, is_set, b):  # pragma: no cover - compiled
     """Whether original type ``a`` lies in box type ``b`` (ranges, and sets where ``is_set``)."""
     for col in range(1, xa.shape[1]):
@@ -157,7 +158,7 @@ def _in_box(xa, a, blo, bhi, bits, is_set, b):  # pragma: no cover - compiled
     return True
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _count_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):  # pragma: no cover - compiled
     """Pass 1 for freeform releases: set columns test membership in the box's value set."""
     nb = blo.shape[0]
@@ -171,7 +172,7 @@ def _count_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):  # pragma: 
     return cnt
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _fill_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop, ptr, out):  # pragma: no cover - compiled
     """Pass 2 for freeform releases (see :func:`_count_type_edges_sets`)."""
     nb = blo.shape[0]

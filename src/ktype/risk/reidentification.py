@@ -53,9 +53,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
+from numba import prange
 
 from .._grouping import group_ids, group_rows
+from .._jit import njit
 from .._validation import Interval, Options, check_params
 from ..data.dataset import Dataset
 from ..exceptions import DataError
@@ -334,7 +335,7 @@ def count_in_boxes(lo: np.ndarray, hi: np.ndarray, domain_sizes: np.ndarray, poi
     return out
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _count_in_boxes(lo, hi, full, pts, mult, out):  # pragma: no cover - compiled
     """``out[b] = Σ mult[t]`` over distinct points ``t`` inside box ``b`` (all columns)."""
     B, r = lo.shape

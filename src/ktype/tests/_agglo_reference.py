@@ -9,15 +9,17 @@ unchanged; the clustering itself is copied.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ktype.algorithms.local._core import _close, _fcost
 from ktype.algorithms.local._kernels import plus_table
 
+from .._jit import njit
+
 __all__ = ["reference_agglo"]
 
 
-@njit(cache=True)
+@njit
 def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
     r = alo.shape[0]
     s = 0.0
@@ -27,7 +29,7 @@ def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
     return s / r
 
 
-@njit(cache=True)
+@njit
 def _pair_union_cost(ctab, alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
     """Cost of the closure of the union of two boxes (table lookups when ``ctab`` is built)."""
     if ctab.shape[1] == 0:
@@ -39,7 +41,7 @@ def _pair_union_cost(ctab, alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, 
     return s / r
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _merge_dists(a, alist, na, clo, chi, size, dc, active, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, out):
     """``out[t] = dist(C_a, C_e)`` for ``e = alist[t]``, ``t < na``, when e is active and
     e != a (+inf otherwise), in parallel."""
@@ -52,7 +54,7 @@ def _merge_dists(a, alist, na, clo, chi, size, dc, active, ctab, anc, nlo, nhi, 
         out[t] = (size[a] + size[e]) * u - size[a] * dc[a] - size[e] * dc[e]
 
 
-@njit(cache=True)
+@njit
 def _nearest(tmp, alist, na):
     """(cluster, distance) of the smallest ``tmp[:na]`` (first position on ties), or (-1, inf)."""
     if na == 0:
@@ -63,7 +65,7 @@ def _nearest(tmp, alist, na):
     return alist[p], tmp[p]
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):
     n, r = X.shape
     for i in prange(n):
@@ -87,7 +89,7 @@ def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):
         nnd[i] = best
 
 
-@njit(cache=True)
+@njit
 def reference_agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
     n, r = X.shape
     clo = X.copy()

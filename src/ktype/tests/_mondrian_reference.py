@@ -8,7 +8,6 @@ ranks) are imported from ``ktype.algorithms.mondrian``; the partitioning itself 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ktype.algorithms.mondrian import (
     _allowed,
@@ -23,6 +22,8 @@ from ktype.data.dataset import Dataset
 from ktype.exceptions import InfeasibleError
 from ktype.models._base import PrivacyModel
 from ktype.release import Release
+
+from .._jit import njit
 
 __all__ = ["reference_mondrian"]
 
@@ -58,7 +59,7 @@ def reference_mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mo
     )
 
 
-@njit(cache=True)
+@njit
 def _mondrian_core(X, s, n_s, canon, k, strict, cond,
                    is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
                    cptr_flat, cptr_off, ch_flat, ch_off):
@@ -141,7 +142,7 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond,
     return idx, starts[:n_starts]  # sorted by the caller (numpy, no compile)
 
 
-@njit(cache=True)
+@njit
 def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
                   anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off,
                   part):
@@ -263,7 +264,7 @@ def _choose_split(X, s, n_s, canon, idx, a, b, d, k, strict, cond, tree, lo, hi,
     return 0
 
 
-@njit(cache=True)
+@njit
 def _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, cond, part):
     hl = np.zeros(n_s, dtype=np.int64)
     hr = np.zeros(n_s, dtype=np.int64)
@@ -282,7 +283,7 @@ def _binary_by_value(X, s, n_s, idx, a, b, d, cut, k, cond, part):
     return 0
 
 
-@njit(cache=True)
+@njit
 def _partition_boxes(X, idx, starts, is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
                      cptr_flat, cptr_off, ch_flat, ch_off):
     """Publish, for every row, its partition's tightest allowed box."""

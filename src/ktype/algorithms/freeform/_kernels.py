@@ -16,13 +16,15 @@ divided by ``d·n``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ..._jit import njit
 
 _INF = np.inf
 _ALL_FREE = np.zeros(0, dtype=np.bool_)  # "every listed box is free"
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _weight(xnum, xcat, wcat, lo, hi, bits, i, j):  # pragma: no cover - compiled
     w = 0.0
     for a in range(xnum.shape[1]):
@@ -38,7 +40,7 @@ def _weight(xnum, xcat, wcat, lo, hi, bits, i, j):  # pragma: no cover - compile
     return w
 
 
-@njit(cache=True)
+@njit
 def _init_state(xnum, xcat, n_words):  # pragma: no cover - compiled
     m = xnum.shape[0]
     lo = xnum.copy()
@@ -51,7 +53,7 @@ def _init_state(xnum, xcat, n_words):  # pragma: no cover - compiled
     return lo, hi, bits
 
 
-@njit(cache=True)
+@njit
 def _extend(xnum, xcat, lo, hi, bits, i, j):  # pragma: no cover - compiled
     """Add record ``i`` to box ``j``."""
     for a in range(xnum.shape[1]):
@@ -65,7 +67,7 @@ def _extend(xnum, xcat, lo, hi, bits, i, j):  # pragma: no cover - compiled
         bits[j, c, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
 
 
-@njit(cache=True)
+@njit
 def _is_used(post, t, i, j):  # pragma: no cover - compiled
     for s in range(t):
         if post[i, s] == j:
@@ -73,7 +75,7 @@ def _is_used(post, t, i, j):  # pragma: no cover - compiled
     return False
 
 
-@njit(cache=True)
+@njit
 def _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t):  # pragma: no cover - compiled
     """Dense ``(m, m)`` weights of iteration ``t``; edges used before are ``inf``."""
     m = xnum.shape[0]
@@ -86,12 +88,12 @@ def _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t):  # pragma: no cove
     return W
 
 
-@njit(cache=True)
+@njit
 def _has(bits, j, c, v):  # pragma: no cover - compiled
     return (bits[j, c, v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
 
 
-@njit(cache=True)
+@njit
 def _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, lst, isfree, skip_c, skip_v, best, bj):  # pragma: no cover - compiled
     """Cheapest free (``isfree``; empty = all), available box of ``lst`` for ``i``, improving
     on ``best``/``bj`` (boxes holding ``skip_v`` in column ``skip_c`` are skipped: already
@@ -110,14 +112,14 @@ def _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, lst, isfree, skip_c, 
     return best, bj
 
 
-@njit(cache=True)
+@njit
 def _best_free(xnum, xcat, wcat, lo, hi, bits, post, t, i, free, nfree, lo_q, hi_q):  # pragma: no cover - compiled
     """Cheapest available post-image among ``free[lo_q:hi_q]`` for ``i`` (ties: lowest id)."""
     best, bj = _scan_list(xnum, xcat, wcat, lo, hi, bits, post, t, i, free[lo_q:hi_q], _ALL_FREE, -1, 0, _INF, -1)
     return bj, best
 
 
-@njit(cache=True)
+@njit
 def _take(free, fpos, nfree, j):  # pragma: no cover - compiled
     """Remove ``j`` from the free list (swap with the last); returns the new length."""
     q = fpos[j]
@@ -129,7 +131,7 @@ def _take(free, fpos, nfree, j):  # pragma: no cover - compiled
     return nfree - 1
 
 
-@njit(cache=True)
+@njit
 def _swap_in(xnum, xcat, wcat, lo, hi, bits, post, t, i, matchS, matchT, free, fpos, nfree, order_y):  # pragma: no cover - compiled
     """Dead-end resolution (Alg. 1 lines 3-5): find a matched ``y`` (in ``order_y``) whose
     post-image ``j`` is available to ``i`` and that can move to a free ``T_m`` (cheapest);
@@ -152,7 +154,7 @@ def _swap_in(xnum, xcat, wcat, lo, hi, bits, post, t, i, matchS, matchT, free, f
     return -1
 
 
-@njit(cache=True)
+@njit
 def _value_lists(bits, c, m_c):  # pragma: no cover - compiled
     """CSR lists: for each value ``v`` of categorical column ``c``, the boxes containing it."""
     n = bits.shape[0]
@@ -172,7 +174,7 @@ def _value_lists(bits, c, m_c):  # pragma: no cover - compiled
     return ptr, idx
 
 
-@njit(cache=True)
+@njit
 def _pair_lists(bits, c1, m1, c2, m2):  # pragma: no cover - compiled
     """CSR lists over value pairs ``(v1, v2)``: the boxes containing both."""
     n = bits.shape[0]
@@ -196,7 +198,7 @@ def _pair_lists(bits, c1, m1, c2, m2):  # pragma: no cover - compiled
     return ptr, idx
 
 
-@njit(cache=True)
+@njit
 def _pruned_best(xnum, xcat, wcat, lo, hi, bits, post, t, i, isfree, free, nfree, c1, c2, p1, i1, p12, i12, m2):  # pragma: no cover - compiled
     """Exact cheapest available box for ``i`` with lower-bound pruning on the two
     categorical columns of largest weight ``c1``, ``c2`` (``wcat[c1] >= wcat[c2]``): boxes
@@ -216,7 +218,7 @@ def _pruned_best(xnum, xcat, wcat, lo, hi, bits, post, t, i, isfree, free, nfree
     return bj
 
 
-@njit(cache=True)
+@njit
 def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, matchT, c1, c2, m1, m2):  # pragma: no cover - compiled
     """One iteration of Greedy (Alg. 1): records in (lexicographic) row order take the
     cheapest available post-image. ``window > 0`` restricts the first scan to post-images
@@ -267,7 +269,7 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
     return 0
 
 
-@njit(cache=True)
+@njit
 def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
     """Alg. 2 lines 2-7 on the flat ``(m, m)`` weights ``W``: scan the available edges
     (weight < inf) in ascending order of (weight, row-major index), i.e. the stable sort of
@@ -344,7 +346,7 @@ def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
     return cnt
 
 
-@njit(cache=True)
+@njit
 def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, matchT):  # pragma: no cover - compiled
     """One iteration of SortGreedy (Alg. 2): scan all available edges by ascending weight
     (stable: ties by record position, then post-image position) and keep an edge whose
@@ -380,7 +382,7 @@ def _sortgreedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, matchS, match
     return 0
 
 
-@njit(cache=True)
+@njit
 def _run_block(xnum, xcat, wcat, n_words, k, method, window, pre, post, costs, c1, c2, m1, m2):  # pragma: no cover - compiled
     """All ``k`` iterations of Greedy (``method`` 0) or SortGreedy (1) on one block.
 
@@ -416,7 +418,7 @@ def _run_block(xnum, xcat, wcat, n_words, k, method, window, pre, post, costs, c
     return 0
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def run_blocks(xnum, xcat, wcat, n_words, k, method, window, starts, pre, costs, c1=-1, c2=-1, m1=0, m2=0):  # pragma: no cover - compiled
     """Run :func:`_run_block` on every block ``[starts[b], starts[b+1])`` in parallel.
 
@@ -439,7 +441,7 @@ def run_blocks(xnum, xcat, wcat, n_words, k, method, window, starts, pre, costs,
     return status
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def block_weights(xnum, xcat, wcat, n_words, pre, t):  # pragma: no cover - compiled
     """Weights of iteration ``t`` for a block whose first ``t`` iterations are in ``pre``
     (block-local indices): rebuild the boxes and the used edges, then the dense matrix."""

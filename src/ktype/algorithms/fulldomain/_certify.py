@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 
+from ..._jit import njit
 from ...exceptions import InvalidParameterError, UnsupportedModelError
 from ._engine import Encoded
 
@@ -53,7 +53,7 @@ _TOL = 1e-9
 _GROUP_MIN = 3
 
 
-@numba.njit(cache=True)
+@njit
 def _maximal_kernel(box, term, off, T):  # pragma: no cover - compiled
     """Maximal nodes ``y ≤ box`` (coordinate-wise) with ``Σ_j term[off[j] + y_j] < T``.
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from ..._jit import njit
 from ._engine import Encoded, FrequencySet, NodeEval
 from ._kernels import _class_stats, _merge_keys
 
@@ -39,7 +39,7 @@ class HashedSet(FrequencySet):
         return super().nbytes + int(self.hsh.nbytes) + int(self.sur.nbytes)  # type: ignore[union-attr]
 
 
-@numba.njit(cache=True)
+@njit
 def _hashed_rollup_kernel(tab, cnt, hsh, sur, cols, src_lv, dst_lv, upflat, upoff, rnd, roff, costs, coff):  # pragma: no cover - compiled
     """Raise the columns ``cols`` of every class from ``src_lv`` to ``dst_lv``; merge on the hash.
 
@@ -81,7 +81,7 @@ def _hashed_rollup_kernel(tab, cnt, hsh, sur, cols, src_lv, dst_lv, upflat, upof
     return out, out_cnt, oh, osur
 
 
-@numba.njit(cache=True)
+@njit
 def _failing_surcharge(cnt, sur, k):  # pragma: no cover - compiled
     tot = 0.0
     for i in range(cnt.shape[0]):

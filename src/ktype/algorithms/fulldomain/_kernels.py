@@ -8,8 +8,9 @@ propagation, Flash paths) used by :mod:`._lattice`. Compiled on first call and c
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from ..._jit import njit
 
 __all__ = [
     "_box_ids",
@@ -48,7 +49,7 @@ __all__ = [
     "fast_rollup",
 ]
 
-@numba.njit(cache=True)
+@njit
 def _rollup_kernel(tab, cnt, maps, offs):  # pragma: no cover - compiled
     """Map every row of ``tab`` through per-column ``maps`` and merge equal rows.
 
@@ -98,7 +99,7 @@ def _rollup_kernel(tab, cnt, maps, offs):  # pragma: no cover - compiled
     return out_tab[:g], out_cnt[:g], inv
 
 
-@numba.njit(cache=True)
+@njit
 def _merge_keys(keys, cnt, want_inv):  # pragma: no cover - compiled
     """Merge equal non-negative int64 ``keys``: ``(rep, out_cnt, inv)``.
 
@@ -145,7 +146,7 @@ def _merge_keys(keys, cnt, want_inv):  # pragma: no cover - compiled
     return rep[:g], out_cnt[:g], inv
 
 
-@numba.njit(cache=True)
+@njit
 def _column_counts(X, offs, total):  # pragma: no cover - compiled
     """Per-column value counts of ``X`` in one pass: ``out[offs[j] + v]`` = rows with ``X[:, j] == v``."""
     out = np.zeros(total, dtype=np.int64)
@@ -156,7 +157,7 @@ def _column_counts(X, offs, total):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _bottom_kernel(X, ident, offs, shifts):  # pragma: no cover - compiled
     """The bottom frequency set straight from the input rows when level-0 ids bit-pack: each
     row's code ``OR_j ident[offs[j] + X[i, j]] << shifts[j]``, merged by :func:`_merge_keys`.
@@ -181,7 +182,7 @@ def _bottom_kernel(X, ident, offs, shifts):  # pragma: no cover - compiled
     return tab, codes, cnt, inv
 
 
-@numba.njit(cache=True)
+@njit
 def _rollup_key_kernel(tab, cnt, maps, offs, mult):  # pragma: no cover - compiled
     """:func:`_rollup_kernel` when the mapped rows fit a mixed-radix int64 key (faster):
     keys first, then :func:`_merge_keys`."""
@@ -202,7 +203,7 @@ def _rollup_key_kernel(tab, cnt, maps, offs, mult):  # pragma: no cover - compil
     return out_tab, out_cnt, inv
 
 
-@numba.njit(cache=True)
+@njit
 def _pack_kernel(tab, shifts):  # pragma: no cover - compiled
     """Bit-pack each row of group ids: ``code = OR_j tab[i, j] << shifts[j]``."""
     d, r = tab.shape
@@ -215,7 +216,7 @@ def _pack_kernel(tab, shifts):  # pragma: no cover - compiled
     return codes
 
 
-@numba.njit(cache=True)
+@njit
 def _unpack_kernel(codes, shifts, masks):  # pragma: no cover - compiled
     """Inverse of :func:`_pack_kernel`: ``(g, r)`` int32 group ids."""
     d = codes.shape[0]
@@ -227,7 +228,7 @@ def _unpack_kernel(codes, shifts, masks):  # pragma: no cover - compiled
     return tab
 
 
-@numba.njit(cache=True)
+@njit
 def _rollup_packed_kernel(codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, want_inv):  # pragma: no cover - compiled
     """Roll-up of a bit-packed frequency set ``(codes, cnt)`` of node ``src_lv`` to ``dst_lv``.
 
@@ -262,7 +263,7 @@ def _rollup_packed_kernel(codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_
     return keys[rep], out_cnt, inv
 
 
-@numba.njit(cache=True)
+@njit
 def _class_stats(cnt, ok, k):  # pragma: no cover - compiled
     """One pass over a node's classes: ``(n_ok, suppressed, Σ_ok |E|², Σ_E |E|·max(|E|, k))``."""
     n_ok = 0
@@ -281,7 +282,7 @@ def _class_stats(cnt, ok, k):  # pragma: no cover - compiled
     return n_ok, sup, sq, dm
 
 
-@numba.njit(cache=True)
+@njit
 def _surcharge_packed(codes, cnt, ok, costs, coff, lv, shifts, masks):  # pragma: no cover - compiled
     """Σ over failing classes of ``|E| · Σ_j costs[coff[j, lv[j]] + group_j]`` (packed rows):
     the extra cost of publishing their cells as the root (see :meth:`Encoded._value`)."""
@@ -301,7 +302,7 @@ def _surcharge_packed(codes, cnt, ok, costs, coff, lv, shifts, masks):  # pragma
     return tot
 
 
-@numba.njit(cache=True)
+@njit
 def _surcharge_tab(tab, cnt, ok, costs, coff, lv):  # pragma: no cover - compiled
     """:func:`_surcharge_packed` for a frequency set stored as a ``(g, r)`` table."""
     g, r = tab.shape
@@ -319,7 +320,7 @@ def _surcharge_tab(tab, cnt, ok, costs, coff, lv):  # pragma: no cover - compile
     return tot
 
 
-@numba.njit(cache=True)
+@njit
 def _evaluate_k_kernel(
     codes, cnt, upflat, upoff, shifts, masks, src_lv, dst_lv, k, costs, coff, limit, always, want_inv
 ):  # pragma: no cover - compiled
@@ -336,7 +337,7 @@ def _evaluate_k_kernel(
     return out, out_cnt, inv, ok, n_ok, sup, sq, dm, extra
 
 
-@numba.njit(cache=True)
+@njit
 def _sum_rows(inv, hist, g):  # pragma: no cover - compiled
     out = np.zeros((g, hist.shape[1]), dtype=np.int64)
     for i in range(inv.shape[0]):
@@ -360,7 +361,7 @@ def fast_rollup(tab: np.ndarray, cnt: np.ndarray, maps: list[np.ndarray], offs: 
     return _rollup_kernel(tab, cnt, flat, offs)
 
 
-@numba.njit(cache=True)
+@njit
 def _box_ids(heights, strides, lv, up):  # pragma: no cover - compiled
     """Ids of the nodes above (``up``) or below ``lv``, itself included.
 
@@ -393,7 +394,7 @@ def _box_ids(heights, strides, lv, up):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - compiled
     """Set ``state`` to ``value`` on unclassified nodes above (``up``) or below ``lv``."""
     for node in _box_ids(heights, strides, lv, up):
@@ -401,7 +402,7 @@ def _tag_kernel(heights, strides, state, lv, up, value):  # pragma: no cover - c
             state[node] = value
 
 
-@numba.njit(cache=True)
+@njit
 def _source_kernel(cache_levels, cache_rows, k, lv):  # pragma: no cover - compiled
     """Index of the cached node below ``lv`` with the fewest rows."""
     best = 0
@@ -421,7 +422,7 @@ def _source_kernel(cache_levels, cache_rows, k, lv):  # pragma: no cover - compi
     return best
 
 
-@numba.njit(cache=True)
+@njit
 def _spread_max_kernel(levels, heights, strides, vals, upward):  # pragma: no cover - compiled
     """In place: each node's value becomes the max over the nodes below it (``upward``: its
     specializations, itself included) or above it (its generalizations).
@@ -451,7 +452,7 @@ def _spread_max_kernel(levels, heights, strides, vals, upward):  # pragma: no co
     return vals
 
 
-@numba.njit(cache=True)
+@njit
 def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no cover - compiled
     """Path upward from ``start`` through unclassified direct generalizations, taking the
     one with the lowest ``climb`` (ties: lowest id) at each step."""
@@ -459,7 +460,7 @@ def _path_kernel(levels, heights, strides, state, climb, start):  # pragma: no c
     return _path_bounded_kernel(levels, heights, strides, state, climb, start, none, none, np.inf, 0)
 
 
-@numba.njit(cache=True)
+@njit
 def _lattice_kernel(heights, size):  # pragma: no cover - compiled
     """Level vectors of every node by id (mixed radix, first column most significant) as int64
     and int8, and each node's height ``Σ L_j``: an odometer over the ids."""
@@ -486,7 +487,7 @@ def _lattice_kernel(heights, size):  # pragma: no cover - compiled
     return levels, levels8, height
 
 
-@numba.njit(cache=True)
+@njit
 def _next_open(order, state, pos, unclassified):  # pragma: no cover - compiled
     """First position ``i >= pos`` of ``order`` whose node is not known infeasible
     (``state != -1``), or with ``unclassified`` whose node is unclassified (``state == 0``);
@@ -501,7 +502,7 @@ def _next_open(order, state, pos, unclassified):  # pragma: no cover - compiled
     return pos
 
 
-@numba.njit(cache=True)
+@njit
 def _box_max_kernel(heights, strides, vals, lv, up, value):  # pragma: no cover - compiled
     """``vals[x] = max(vals[x], value)`` for every node ``x`` above (``up``) or below ``lv``."""
     for node in _box_ids(heights, strides, lv, up):
@@ -509,7 +510,7 @@ def _box_max_kernel(heights, strides, vals, lv, up, value):  # pragma: no cover 
             vals[node] = value
 
 
-@numba.njit(cache=True)
+@njit
 def _path_bounded_kernel(levels, heights, strides, state, climb, start, mono, sharp, thr, pruned):  # pragma: no cover - compiled
     """:func:`_path_kernel` restricted to nodes whose lower bound ``mono + sharp`` is at most
     ``thr``: an unclassified successor above the threshold is marked ``pruned`` on the way
@@ -544,7 +545,7 @@ def _path_bounded_kernel(levels, heights, strides, state, climb, start, mono, sh
         cur = best
 
 
-@numba.njit(cache=True)
+@njit
 def _entropy_kernel(hist, sizes):  # pragma: no cover - compiled
     """Entropy (natural log) of each class's sensitive histogram (EntropyLDiversity.entropy)."""
     g, V = hist.shape
@@ -561,7 +562,7 @@ def _entropy_kernel(hist, sizes):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _recursive_kernel(hist, ell, num, den):  # pragma: no cover - compiled
     """Recursive (c, ℓ = ``ell``) verdicts: ``r_1·den < (r_ℓ + … + r_m)·num``, ``r`` sorted
     descending: the tail is the class size minus its ``ℓ − 1`` largest counts (kept by
@@ -591,7 +592,7 @@ def _recursive_kernel(hist, ell, num, den):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _distinct_kernel(hist):  # pragma: no cover - compiled
     """Number of distinct sensitive values of each class."""
     g, V = hist.shape
@@ -603,7 +604,7 @@ def _distinct_kernel(hist):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _emd_tree_kernel(hist, sizes, q, lo, hi, parent, weight):  # pragma: no cover - compiled
     """Hierarchical EMD of each class to ``q`` (tcloseness.emd_hierarchical): with
     ``E(N) = Σ_{leaves of N} (p − q)``, ``Σ_N weight(N)·min(pos(N), neg(N))`` over the
@@ -637,7 +638,7 @@ def _emd_tree_kernel(hist, sizes, q, lo, hi, parent, weight):  # pragma: no cove
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _emd_ordered_kernel(hist, sizes, q):  # pragma: no cover - compiled
     """Ordered EMD of each class to ``q``: ``Σ_i |Σ_{v ≤ i} (p_v − q_v)| / (V − 1)``."""
     g, V = hist.shape
@@ -655,7 +656,7 @@ def _emd_ordered_kernel(hist, sizes, q):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _emd_equal_kernel(hist, sizes, q):  # pragma: no cover - compiled
     """Equal-distance EMD of each class to ``q``: ``½ Σ |p − q|``."""
     g, V = hist.shape
@@ -669,7 +670,7 @@ def _emd_equal_kernel(hist, sizes, q):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _support_emd_kernel(hist, dist, q):  # pragma: no cover - compiled
     """Per class: ``Σ_v q_v · min_{u : hist[u] > 0} dist[v, u]``, the least EMD to ``q`` of
     any distribution on the class's sensitive values (every unit of ``q`` at ``v`` travels
@@ -688,7 +689,7 @@ def _support_emd_kernel(hist, dist, q):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _pair_counts(tab, cnt, upflat, base, G, pa, pb, poff, total):  # pragma: no cover - compiled
     """Records per pair of groups, for every pair of columns ``(pa[p], pb[p])``, from a
     frequency set's ``(g, r)`` table of group ids: column ``j``'s id is first mapped up through
@@ -716,7 +717,7 @@ def _pair_counts(tab, cnt, upflat, base, G, pa, pb, poff, total):  # pragma: no 
     return out
 
 
-@numba.njit(cache=True)
+@njit
 def _pair_small(counts, off, Ga, Gb, mapa, mapb, Bn, scratch, thresh):  # pragma: no cover - compiled
     """Records in groups of ``1 .. thresh − 1`` records of one pair table (``Ga × Gb`` at
     ``off`` in ``counts``) after mapping its rows through ``mapa`` and columns through ``mapb``
@@ -742,7 +743,7 @@ def _pair_small(counts, off, Ga, Gb, mapa, mapb, Bn, scratch, thresh):  # pragma
     return s
 
 
-@numba.njit(cache=True)
+@njit
 def _pair_stairs(counts, upflat, upoff, floor, heights, ngroups, G, pa, pb, poff, thresh, limit):  # pragma: no cover - compiled
     """For each pair ``p = (a, b)`` of columns and each level ``la`` of ``a``, the least level
     ``lb`` of ``b`` at which the pair's groups smaller than ``thresh`` hold at most ``limit``
@@ -786,7 +787,7 @@ def _pair_stairs(counts, upflat, upoff, floor, heights, ngroups, G, pa, pb, poff
     return stairs
 
 
-@numba.njit(cache=True)
+@njit
 def _floor_tag_kernel(levels, heights, strides, state, floor, pa, pb, stairs):  # pragma: no cover - compiled
     """Tag infeasible (``state`` −1 where 0) every node below a column floor or a pair stair:
     ``L_j < floor[j]`` for some ``j``, or ``L_b < stairs[p, L_a]`` for some pair ``p = (a, b)``.

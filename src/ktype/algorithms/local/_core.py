@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from ..._jit import njit
 from ..._validation import renamed_hint
 from ...data.dataset import Dataset
 from ...exceptions import InvalidParameterError
@@ -162,7 +162,7 @@ class Problem:
 
 
 # ---------------------------------------------------------------------------- kernels
-@njit(cache=True)
+@njit
 def _close(a, lo, hi, anc, nlo, nhi, tree):
     """Smallest allowed interval of attribute ``a`` containing [lo, hi]."""
     if not tree[a]:
@@ -175,7 +175,7 @@ def _close(a, lo, hi, anc, nlo, nhi, tree):
     return nlo[a, 0], nhi[a, 0]
 
 
-@njit(cache=True)
+@njit
 def _fcost(a, lo, hi, m, measure, pn, ps):
     """Per-attribute cost of the interval [lo, hi] (not divided by r)."""
     if measure == 0:
@@ -192,7 +192,7 @@ def _fcost(a, lo, hi, m, measure, pn, ps):
     return v
 
 
-@njit(cache=True)
+@njit
 def _closure_cost_table(M, anc, nlo, nhi, tree, m, measure, pn, ps):
     r = m.shape[0]
     out = np.zeros((r, M, M))
@@ -204,7 +204,7 @@ def _closure_cost_table(M, anc, nlo, nhi, tree, m, measure, pn, ps):
     return out
 
 
-@njit(cache=True)
+@njit
 def close_box(lo, hi, anc, nlo, nhi, tree):
     """Replace a box (1-D lo, hi) by its closure in place."""
     for a in range(lo.shape[0]):
@@ -213,7 +213,7 @@ def close_box(lo, hi, anc, nlo, nhi, tree):
         hi[a] = h2
 
 
-@njit(cache=True)
+@njit
 def box_costs(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
     """Mean per-attribute cost of each box (rows of lo/hi)."""
     n, r = lo.shape
@@ -226,7 +226,7 @@ def box_costs(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
     return out
 
 
-@njit(cache=True)
+@njit
 def plus_box(x, lo, hi, anc, nlo, nhi, tree):
     """``R + R̄``: the closure of box (lo, hi) extended by record x (returns new arrays)."""
     r = lo.shape[0]
@@ -245,7 +245,7 @@ def plus_box(x, lo, hi, anc, nlo, nhi, tree):
     return nl, nh
 
 
-@njit(cache=True)
+@njit
 def plus_cost_delta(x, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
     """``c(R + R̄) - c(R̄)`` for one record x and one box (mean over attributes)."""
     r = lo.shape[0]
@@ -258,7 +258,7 @@ def plus_cost_delta(x, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
     return s / r
 
 
-@njit(cache=True)
+@njit
 def plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
     """Per attribute and domain value v: ``f_a(closure(box_a ∪ v)) - f_a(box_a)``.
 
@@ -278,7 +278,7 @@ def plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
     return tab
 
 
-@njit(cache=True)
+@njit
 def consistent_pair(X, i, lo, hi, j):
     """Whether record i lies inside box j (rows ``lo[j]``, ``hi[j]``): R̄_j is consistent with R_i."""
     for a in range(X.shape[1]):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..._jit import njit
 from ._core import _close, _fcost, consistent_pair, plus_box, plus_table
 
 
-@njit(cache=True)
+@njit
 def _score(X, j, tab, aorder, mins, best):
     """Partial sum of tab over attributes in ``aorder`` with branch-and-bound: returns the
     full sum, or +inf as soon as the partial sum plus the remaining minimum exceeds best."""
@@ -22,7 +23,7 @@ def _score(X, j, tab, aorder, mins, best):
     return s
 
 
-@njit(cache=True)
+@njit
 def expand_row(
     X,
     XT,
@@ -229,7 +230,7 @@ def trie_order(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return attrs, perm, nxt
 
 
-@njit(cache=True)
+@njit
 def _tab_row(a, lo, hi, tab, amin, expc, anc, nlo, nhi, tree, m, measure, pn, ps):
     """Row a of :func:`~._core.plus_table` for the box (lo, hi), with its minimum (at most
     0) and the negated expected cost ``-Σ_v tab[a, v] N(v)`` used to order the attributes."""
@@ -250,7 +251,7 @@ def _tab_row(a, lo, hi, tab, amin, expc, anc, nlo, nhi, tree, m, measure, pn, ps
     expc[a] = -e
 
 
-@njit(cache=True)
+@njit
 def _inside(X, y, lo, hi):
     for a in range(X.shape[1]):
         v = X[y, a]
@@ -259,7 +260,7 @@ def _inside(X, y, lo, hi):
     return True
 
 
-@njit(cache=True)
+@njit
 def _sum_score(X, y, tab, aorder):
     """``Σ_a tab[a, x_a]`` summed in ``aorder`` (the float operations of :func:`_score`)."""
     s = 0.0
@@ -269,7 +270,7 @@ def _sum_score(X, y, tab, aorder):
     return s
 
 
-@njit(cache=True)
+@njit
 def _push_children(X, perm, nxt, tab, a, t, p, e, part, bound, stack_t, stack_s, stack_p, sp):
     """Push the children of the trie node ``[p, e)`` at depth t (runs of equal value of
     attribute a) whose partial sum ``part + tab[a, v]`` is at most ``bound``, so that the
@@ -295,7 +296,7 @@ def _push_children(X, perm, nxt, tab, a, t, p, e, part, bound, stack_t, stack_s,
     return sp
 
 
-@njit(cache=True)
+@njit
 def _trie_search(X, tab, amin, aorder, lo, hi, mark, attrs, perm, nxt, best, outside, ins, stack_t, stack_s, stack_p):
     """Branch-and-bound over the record trie for the box (lo, hi).
 
@@ -354,7 +355,7 @@ def _trie_search(X, tab, amin, aorder, lo, hi, mark, attrs, perm, nxt, best, out
     return best, bj, nin
 
 
-@njit(cache=True)
+@njit
 def expand_row_greedy(
     X,
     i,
@@ -474,7 +475,7 @@ def expand_row_greedy(
     return lo, hi
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, attrs, perm, nxt, reference=False):
     """Algorithm 2 for every row: (n, r) boxes and the (n, k) chosen index sets.
 
@@ -569,7 +570,7 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, at
     return LO, HI, S
 
 
-@njit(cache=True)
+@njit
 def alg3_run(X, LO, HI, k, order, anc, nlo, nhi, tree, m, measure, pn, ps, deg):
     """Algorithm 3 ((1,k) completion) in place on LO/HI, visiting rows in ``order``.
 
@@ -660,7 +661,7 @@ def scan_axis(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple[int, np.
     return axis, perm, vals
 
 
-@njit(cache=True)
+@njit
 def _scan_box(X, perm, vals, axis, lo, hi, out):
     """Write into ``out`` the records inside the box among those with ``lo[axis] <= x_axis
     <= hi[axis]``; returns how many (in the order of ``perm``)."""
@@ -682,7 +683,7 @@ def _scan_box(X, perm, vals, axis, lo, hi, out):
     return c
 
 
-@njit(cache=True)
+@njit
 def box_members_indexed(X, perm, vals, axis, lo, hi):
     """Indices y (ascending) with X_y inside the box, scanning along a sorted attribute."""
     e = np.searchsorted(vals, hi[axis], side="right") - np.searchsorted(vals, lo[axis], side="left")
@@ -693,7 +694,7 @@ def box_members_indexed(X, perm, vals, axis, lo, hi):
     return out
 
 
-@njit(cache=True)
+@njit
 def degrees_indexed(X, glo, ghi, gcount, perm, vals, axis):
     """For each record y: Σ over distinct generalized records g containing X_y of count(g)."""
     n = X.shape[0]
@@ -706,7 +707,7 @@ def degrees_indexed(X, glo, ghi, gcount, perm, vals, axis):
     return deg
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def box_edges(X, glo, ghi, perm, vals, axis):
     """COO arcs (record y, group g) with X_y inside the distinct box g, sorted by (y, g).
 
@@ -746,7 +747,7 @@ def box_edges(X, glo, ghi, perm, vals, axis):
     return ys, gs
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
     """For every i, the q indices j != i with smallest ``d({R_i, R_j})`` (ties: lowest j).
 
@@ -792,7 +793,7 @@ def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
     return idx, w
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):
     """:func:`pair_knn` by branch-and-bound over the record trie (:func:`trie_order`).
 
@@ -856,7 +857,7 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
     return idx, w
 
 
-@njit(cache=True)
+@njit
 def closures_of_sets(X, S, anc, nlo, nhi, tree):
     """Closure box of each index set (rows of S; entries < 0 are ignored)."""
     n, k = S.shape

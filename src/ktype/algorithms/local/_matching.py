@@ -30,10 +30,10 @@ only its members are relabelled. ``scc_update="full"`` recomputes all SCCs after
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
+from ..._jit import njit
 from ._core import consistent_pair, unique_boxes
 from ._kernels import box_edges, box_members_indexed, scan_axis
 
@@ -175,7 +175,7 @@ def _grow(a: np.ndarray, cap: int, fill: int = 0) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit
 def _link_arcs(arc_u, arc_next, out_head, n_arcs):
     for e in range(n_arcs - 1, -1, -1):
         u = arc_u[e]
@@ -183,7 +183,7 @@ def _link_arcs(arc_u, arc_next, out_head, n_arcs):
         out_head[u] = e
 
 
-@njit(cache=True)
+@njit
 def _add_arcs(mem, g, arc_u, arc_g, arc_next, out_head, n_arcs):
     e = n_arcs
     for t in range(mem.shape[0]):
@@ -195,7 +195,7 @@ def _add_arcs(mem, g, arc_u, arc_g, arc_next, out_head, n_arcs):
         e += 1
 
 
-@njit(cache=True)
+@njit
 def _link_members(gid, mem_head, mem_next, mem_prev):
     for j in range(gid.shape[0] - 1, -1, -1):
         g = gid[j]
@@ -207,7 +207,7 @@ def _link_members(gid, mem_head, mem_next, mem_prev):
         mem_head[g] = j
 
 
-@njit(cache=True)
+@njit
 def _move_member(j, g, gid, mem_head, mem_next, mem_prev):
     old = gid[j]
     if old == g:
@@ -228,7 +228,7 @@ def _move_member(j, g, gid, mem_head, mem_next, mem_prev):
     gid[j] = g
 
 
-@njit(cache=True)
+@njit
 def _scc_of(i, s, out_head, arc_next, arc_g, mem_head, mem_next, gid, gin_ptr, gin_idx, ustamp, bstamp, gstamp, queue):
     """SCC of record i = Fwd(i) ∩ Bwd(i).
 
@@ -301,7 +301,7 @@ def _scc_of(i, s, out_head, arc_next, arc_g, mem_head, mem_next, gid, gin_ptr, g
     return out
 
 
-@njit(cache=True)
+@njit
 def _relabel(lab):
     """Relabel components by first occurrence (labels then do not depend on scipy's order)."""
     n = lab.shape[0]
@@ -328,7 +328,7 @@ def all_matches(X: np.ndarray, LO: np.ndarray, HI: np.ndarray) -> tuple[np.ndarr
     return comp, match_counts(X, LO, HI, comp)
 
 
-@njit(cache=True)
+@njit
 def match_counts(X, LO, HI, comp):
     """Number of matches of each record given SCC labels."""
     n = X.shape[0]
@@ -342,7 +342,7 @@ def match_counts(X, LO, HI, comp):
     return out
 
 
-@njit(cache=True)
+@njit
 def _graph_neighbours(i, out_head, arc_next, arc_g, mem_head, mem_next, buf):
     """Rows j with X_i inside R̄_j: members of every group containing X_i (sorted)."""
     c = 0
@@ -385,7 +385,7 @@ def initial_order(graph: MatchGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return comp, pos, size
 
 
-@njit(cache=True)
+@njit
 def _condensation_rank(indptr, indices, lab, ncomp):
     """Topological rank of each SCC label of a digraph (Kahn's algorithm, ties by label)."""
     N = lab.shape[0]
@@ -427,7 +427,7 @@ def _condensation_rank(indptr, indices, lab, ncomp):
     return rank
 
 
-@njit(cache=True)
+@njit
 def _push(buf, c, v):
     """Append v at index c of a growable int64 buffer; returns the (maybe new) buffer."""
     if c >= buf.shape[0]:
@@ -438,7 +438,7 @@ def _push(buf, c, v):
     return buf
 
 
-@njit(cache=True)
+@njit
 def ordered_merge(i, new_src, comp, pos, size, out_head, arc_next, arc_g, mem_head, mem_next, rstamp, gstamp, lstamp, s):
     """Update SCC labels and the topological order after arcs ``x -> u_i`` (x in ``new_src``).
 
@@ -648,7 +648,7 @@ def ordered_merge(i, new_src, comp, pos, size, out_head, arc_next, arc_g, mem_he
     raise RuntimeError("ordered_merge: no room after renumbering")  # pragma: no cover
 
 
-@njit(cache=True)
+@njit
 def _renumber(pos, size):
     """Spread the positions of the live labels evenly again (order unchanged)."""
     live = np.flatnonzero(size > 0)

@@ -23,8 +23,9 @@ closure of each cluster (every record gets its cluster's closure).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..._jit import njit
 from ...exceptions import InfeasibleError, InvalidParameterError
 from ._core import Problem, _close, _fcost
 from ._kernels import pair_knn, plus_table
@@ -32,7 +33,7 @@ from ._kernels import pair_knn, plus_table
 __all__ = ["agglomerative_clusters", "forest_clusters", "l_diverse_merge", "cluster_boxes", "decompose_forest"]
 
 
-@njit(cache=True)
+@njit
 def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
     r = alo.shape[0]
     s = 0.0
@@ -42,7 +43,7 @@ def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
     return s / r
 
 
-@njit(cache=True)
+@njit
 def _walk_dist(a, e, clo, chi, size, dc, anc, nlo, nhi, tree, m, measure, pn, ps):
     """``dist(C_a, C_e)`` by ancestor walks (no closure-cost table: huge domains)."""
     r = clo.shape[1]
@@ -53,7 +54,7 @@ def _walk_dist(a, e, clo, chi, size, dc, anc, nlo, nhi, tree, m, measure, pn, ps
     return (size[a] + size[e]) * (s / r) - size[a] * dc[a] - size[e] * dc[e]
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _merge_dist(a, e, clo, chi, size, dc, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, lim, lim_strict):
     """``(exact, dist(C_a, C_e))``, or ``(False, lb)`` as soon as a bound ``lb <= dist`` proves
     ``dist >= lim`` and ``dist > lim_strict`` (the caller then ignores e).
@@ -70,7 +71,7 @@ def _merge_dist(a, e, clo, chi, size, dc, ctab, anc, nlo, nhi, tree, m, measure,
     return _table_dist(a, e, clo, chi, size, dc, ctab, lim, lim_strict)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _table_dist(a, e, clo, chi, size, dc, ctab, lim, lim_strict):
     """:func:`_merge_dist` with the closure-cost table."""
     r = clo.shape[1]
@@ -90,13 +91,13 @@ def _table_dist(a, e, clo, chi, size, dc, ctab, lim, lim_strict):
     return True, w * (s / r) - pa - pe
 
 
-@njit(cache=True)
+@njit
 def _hless(x, y, key):
     """Heap order: smaller key first, then the smaller cluster id (the old scan's tie rule)."""
     return key[x] < key[y] or (key[x] == key[y] and x < y)
 
 
-@njit(cache=True)
+@njit
 def _hup(h, pos, key, i):
     x = h[i]
     while i > 0:
@@ -112,7 +113,7 @@ def _hup(h, pos, key, i):
     return i
 
 
-@njit(cache=True)
+@njit
 def _hdown(h, pos, key, i, hn):
     x = h[i]
     while True:
@@ -131,13 +132,13 @@ def _hdown(h, pos, key, i, hn):
     pos[x] = i
 
 
-@njit(cache=True)
+@njit
 def _hfix(h, pos, key, c, hn):
     """Cluster c's key changed: move it to its place."""
     _hdown(h, pos, key, _hup(h, pos, key, pos[c]), hn)
 
 
-@njit(cache=True)
+@njit
 def _hremove(h, pos, key, c, hn):
     """Remove cluster c; returns the new heap size."""
     i = pos[c]
@@ -150,7 +151,7 @@ def _hremove(h, pos, key, c, hn):
     return hn
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):
     n, r = X.shape
     for i in prange(n):
@@ -174,7 +175,7 @@ def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):
         nnd[i] = best
 
 
-@njit(cache=True)
+@njit
 def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
     n, r = X.shape
     clo = X.copy()
@@ -342,7 +343,7 @@ def agglomerative_clusters(problem: Problem, k: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- forest
-@njit(cache=True)
+@njit
 def _find(par, x):
     while par[x] != x:
         par[x] = par[par[x]]
@@ -350,7 +351,7 @@ def _find(par, x):
     return x
 
 
-@njit(cache=True)
+@njit
 def _forest(idx, k):
     """FOREST (Gionis & Tassa §6.4): out-edge of each sink of a small component to its
     nearest neighbour outside the component. Returns ``out`` (-1 = none)."""
@@ -474,7 +475,7 @@ def forest_clusters(problem: Problem, k: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- boxes
-@njit(cache=True)
+@njit
 def _cluster_boxes(X, lab, nc, anc, nlo, nhi, tree):
     n, r = X.shape
     lo = np.full((nc, r), 1 << 30, dtype=np.int32)
@@ -600,7 +601,7 @@ def _close_rows(problem: Problem, lo: np.ndarray, hi: np.ndarray) -> tuple[np.nd
     return lo, hi
 
 
-@njit(cache=True)
+@njit
 def _close_many(lo, hi, anc, nlo, nhi, tree):
     for i in range(lo.shape[0]):
         for a in range(lo.shape[1]):

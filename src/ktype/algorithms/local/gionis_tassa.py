@@ -25,8 +25,8 @@ import itertools
 import math
 
 import numpy as np
-from numba import njit
 
+from ..._jit import njit
 from ...exceptions import InvalidParameterError
 from ._core import Problem, consistent_pair
 from ._kernels import closures_of_sets
@@ -132,7 +132,7 @@ def _lazy_greedy(n: int, sets: list[frozenset[int]], d: np.ndarray) -> list[set[
     return out
 
 
-@njit(cache=True)
+@njit
 def _uncovered_in(X, blo, bhi, covered, alive):
     """Per alive box, the number of records inside it that are not ``covered``."""
     n = X.shape[0]

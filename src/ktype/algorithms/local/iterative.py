@@ -56,8 +56,8 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
+from ..._jit import njit
 from ..._validation import Interval
 from ...data.dataset import Dataset
 from ...exceptions import HierarchyError, VerificationError
@@ -122,7 +122,7 @@ def _group_maps(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(flat), off, ng
 
 
-@njit(cache=True)
+@njit
 def _sweep_kernel(X, k, nodes, gmap, goff, ngroups):  # pragma: no cover - compiled
     """Release, node by node (in the given order), the classes of >= k remaining records.
 

@@ -24,8 +24,8 @@ import itertools
 import math
 
 import numpy as np
-from numba import njit
 
+from ..._jit import njit
 from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
 from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_trie, scan_axis, trie_order
@@ -237,7 +237,7 @@ def _index_args(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple:
 
 
 # ---------------------------------------------------------------------------- Algorithm 5
-@njit(cache=True)
+@njit
 def _deltas_into(X, cand, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
     """``c(R_j + R̄_i) - c(R̄_i)`` for every candidate j."""
     out = np.empty(cand.shape[0])
@@ -400,7 +400,7 @@ def _two_bracket(st: _Concealer, i: int, cand: np.ndarray) -> np.ndarray:
     return a + b
 
 
-@njit(cache=True)
+@njit
 def _deltas_from(X, i, cand, LO, HI, anc, nlo, nhi, tree, m, measure, pn, ps):
     out = np.empty(cand.shape[0])
     for t in range(cand.shape[0]):

@@ -30,14 +30,15 @@ References
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..._jit import njit
 from ._core import Problem
 
 __all__ = ["refine_moves"]
 
 
-@njit(cache=True)
+@njit
 def _boxcost(ctab, lo, hi):  # pragma: no cover - compiled
     c = 0.0
     for a in range(lo.shape[0]):
@@ -45,7 +46,7 @@ def _boxcost(ctab, lo, hi):  # pragma: no cover - compiled
     return c
 
 
-@njit(cache=True)
+@njit
 def _widen(X, x, lo, hi):  # pragma: no cover - compiled
     """Grow the box ``[lo, hi]`` (one cluster's rows of ``rlo``/``rhi``) to cover record ``x``."""
     for a in range(X.shape[1]):
@@ -56,7 +57,7 @@ def _widen(X, x, lo, hi):  # pragma: no cover - compiled
             hi[a] = v
 
 
-@njit(cache=True)
+@njit
 def _removal(X, x, A, rlo, rhi, head, nxt, nlo, nhi):  # pragma: no cover - compiled
     """Raw box of class A without record x into (nlo, nhi) (members rescanned only on the
     attributes where x holds an extreme value)."""
@@ -81,7 +82,7 @@ def _removal(X, x, A, rlo, rhi, head, nxt, nlo, nhi):  # pragma: no cover - comp
             nhi[a] = hi2
 
 
-@njit(cache=True)
+@njit
 def _insert_cost(X, x, B, rlo, rhi, ctab, size, cst):  # pragma: no cover - compiled
     c = 0.0
     for a in range(X.shape[1]):
@@ -90,7 +91,7 @@ def _insert_cost(X, x, B, rlo, rhi, ctab, size, cst):  # pragma: no cover - comp
     return (size[B] + 1) * c - size[B] * cst[B]
 
 
-@njit(cache=True)
+@njit
 def _cheapest(X, x, skip, best, by_cost, bound, alive, rlo, rhi, ctab, size, cst):  # pragma: no cover - compiled
     """(class, cost) of the cheapest insertion of record x below ``best`` (class -1 if none),
     scanning classes in ascending ``bound`` (a lower bound of the insertion cost) and
@@ -109,7 +110,7 @@ def _cheapest(X, x, skip, best, by_cost, bound, alive, rlo, rhi, ctab, size, cst
     return bb, best
 
 
-@njit(cache=True)
+@njit
 def _unlink(x, A, head, nxt, prv):  # pragma: no cover - compiled
     if prv[x] >= 0:
         nxt[prv[x]] = nxt[x]
@@ -119,7 +120,7 @@ def _unlink(x, A, head, nxt, prv):  # pragma: no cover - compiled
         prv[nxt[x]] = prv[x]
 
 
-@njit(cache=True)
+@njit
 def _link(x, B, head, nxt, prv):  # pragma: no cover - compiled
     prv[x] = -1
     nxt[x] = head[B]
@@ -128,7 +129,7 @@ def _link(x, B, head, nxt, prv):  # pragma: no cover - compiled
     head[B] = x
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost, out_b, out_d):  # pragma: no cover
     """For each candidate record, the class minimizing the insertion cost (snapshot).
 
@@ -142,7 +143,7 @@ def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost,
         out_d[t] = best
 
 
-@njit(cache=True)
+@njit
 def _refine(X, lab, nc, k, ctab, max_rounds, max_outer):  # pragma: no cover - compiled
     """Rounds of improving moves (see the module docstring). Returns (labels, moves, rounds)."""
     n, r = X.shape
@@ -178,7 +179,7 @@ def _refine(X, lab, nc, k, ctab, max_rounds, max_outer):  # pragma: no cover - c
     return lab, moves, rounds, dissolved
 
 
-@njit(cache=True)
+@njit
 def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cst, nlo, nhi):  # pragma: no cover
     """Rounds of improving single-record moves; returns (moves, rounds)."""
     n, r = X.shape
@@ -252,7 +253,7 @@ def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cs
     return moves, rounds
 
 
-@njit(cache=True)
+@njit
 def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # pragma: no cover - compiled
     """Dissolve whole classes, most expensive per record first: every member joins its
     cheapest other class (sequentially, boxes growing as members arrive); kept only when

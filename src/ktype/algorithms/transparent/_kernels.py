@@ -9,10 +9,11 @@ reads only ids and QIs).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..._jit import njit
 
 
-@njit(cache=True)
+@njit
 def _group_max_count(rows, s, cnt):
     c = 0
     for t in range(rows.shape[0]):
@@ -25,7 +26,7 @@ def _group_max_count(rows, s, cnt):
     return c
 
 
-@njit(cache=True)
+@njit
 def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop):  # noqa: E741
     """Tailor (Fig. 3) on pre-sorted orders ``ords[i]`` (rows by (X[:, i], key)).
 
@@ -125,7 +126,7 @@ def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop):  # noqa: E741
     return group, n_groups
 
 
-@njit(cache=True)
+@njit
 def _assign_one(rows, vstart, vcount, l, bbuf, boff, bdesc, nb):  # noqa: E741
     """Assign (Fig. 6, corrected) on one leaf.
 
@@ -192,7 +193,7 @@ def _assign_one(rows, vstart, vcount, l, bbuf, boff, bdesc, nb):  # noqa: E741
     return boff, nb
 
 
-@njit(cache=True)
+@njit
 def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
     """Slice (Fig. 8) one bucket in place; final groups get ids from ``g0``. Returns next id."""
     d = X.shape[1]
@@ -296,7 +297,7 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
     return g
 
 
-@njit(cache=True)
+@njit
 def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
     """Ace (Assign + Slice) on every leaf; ``rows`` sorted by (leaf, value, secret rank).
 
@@ -332,7 +333,7 @@ def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
     return group, g
 
 
-@njit(cache=True)
+@njit
 def group_boxes(X, group, n_groups):
     """Per-group minimum and maximum rank of every QI (the MBR)."""
     n, d = X.shape
@@ -351,7 +352,7 @@ def group_boxes(X, group, n_groups):
 
 
 
-@njit(cache=True)
+@njit
 def strict_mondrian_kernel(X, W, M, s, n_values, k, num, den):
     """The strict Mondrian of spec §3.7(a), with the accept test "both halves have at least k
     rows and are frequency ℓ-diverse (``max count · num ≤ size · den``)".
