@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
-from scipy.special import gammaln
+from scipy.special import digamma, gammaln, polygamma
 
 from .._validation import Interval, Options, check_params
 from ..exceptions import DataError
@@ -100,38 +100,129 @@ def _counts(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int, int]:
 
 # ---------------------------------------------------------------------- Pitman (Hoshino 2001)
 def _pitman_negloglik(x: np.ndarray, i: np.ndarray, c: np.ndarray, n: int, K: int, cum: np.ndarray) -> float:
-    alpha, s = float(x[0]), float(x[1])
-    theta = math.exp(s) - alpha  # theta + alpha = e^s > 0
-    # Σ_{l=1}^{K-1} log(θ + lα)
-    if alpha > 1e-9 and theta / alpha < 1e12:
-        t1 = (K - 1) * math.log(alpha) + gammaln(theta / alpha + K) - gammaln(theta / alpha + 1)
-    else:
-        t1 = float(np.log(theta + alpha * np.arange(1, K)).sum()) if K > 1 else 0.0
-    t2 = gammaln(theta + n) - gammaln(theta + 1)  # Σ_{l=1}^{n-1} log(θ + l)
+    """Negative log-likelihood of Pitman's sampling formula at ``x = (α, log(θ + α))``."""
+    return _pitman_newton_terms(float(x[0]), float(x[1]), n, K, cum, order=0)[0]
+
+
+def _pitman_newton_terms(alpha: float, s: float, n: int, K: int, cum: np.ndarray, order: int = 2,
+                         closed: bool | None = None) -> tuple[float, np.ndarray, np.ndarray]:
+    """Negative log-likelihood ``f``, its gradient and Hessian in ``u = (α, s)``, ``θ = e^s − α``.
+
+    ``log L = Σ_{l<K} log(θ + lα) − Σ_{l<n} log(θ + l) + Σ_l g_l log(l − α)`` with ``g_l`` the
+    number of classes larger than ``l`` (``cum``). The sums over ``l < K`` use the digamma
+    and trigamma closed forms when ``θ/α`` is moderate, else explicit sums (``closed`` forces
+    one or the other, for tests).
+    """
+    e = math.exp(s)
+    theta = e - alpha
     ls = np.arange(1, len(cum) + 1, dtype=float)
-    t3 = float((cum * np.log(ls - alpha)).sum())  # Σ_classes Σ_{l=1}^{size-1} log(l - α)
-    return -(t1 - t2 + t3)
+    gap = ls - alpha
+    t3 = float((cum * np.log(gap)).sum())
+    t2 = float(gammaln(theta + n) - gammaln(theta + 1))
+    if closed is None:
+        closed = alpha > 1e-9 and theta / alpha < 1e12
+    if closed:
+        r = theta / alpha
+        t1 = (K - 1) * math.log(alpha) + float(gammaln(r + K) - gammaln(r + 1))
+    else:
+        terms = theta + alpha * np.arange(1, K, dtype=float)
+        t1 = float(np.log(terms).sum()) if K > 1 else 0.0
+    f = -(t1 - t2 + t3)
+    if order == 0:
+        return f, np.zeros(2), np.zeros((2, 2))
+    # derivatives of log L in (θ, α)
+    if closed:
+        a0 = float(digamma(r + K) - digamma(r + 1)) / alpha  # Σ 1/(θ+lα)
+        b0 = float(polygamma(1, r + 1) - polygamma(1, r + K)) / alpha**2  # Σ 1/(θ+lα)²
+        a1 = ((K - 1) - theta * a0) / alpha  # Σ l/(θ+lα)
+        b1 = (a0 - theta * b0) / alpha  # Σ l/(θ+lα)²
+        b2 = ((K - 1) - 2 * theta * a0 + theta**2 * b0) / alpha**2  # Σ l²/(θ+lα)²
+    else:
+        lk = np.arange(1, K, dtype=float)
+        inv = 1.0 / (theta + alpha * lk)
+        a0, a1 = float(inv.sum()), float((lk * inv).sum())
+        inv2 = inv * inv
+        b0, b1, b2 = float(inv2.sum()), float((lk * inv2).sum()), float((lk * lk * inv2).sum())
+    d_t = a0 - float(digamma(theta + n) - digamma(theta + 1))
+    d_a = a1 - float((cum / gap).sum())
+    d_tt = -b0 - float(polygamma(1, theta + n) - polygamma(1, theta + 1))
+    d_ta = -b1
+    d_aa = -b2 - float((cum / gap**2).sum())
+    # chain rule to u = (α, s): ∂θ/∂α = −1, ∂θ/∂s = e^s; negated for f = −log L
+    grad = -np.array([d_a - d_t, d_t * e])
+    hess = -np.array([
+        [d_aa - 2 * d_ta + d_tt, e * (d_ta - d_tt)],
+        [e * (d_ta - d_tt), d_tt * e * e + d_t * e],
+    ])
+    return f, grad, hess
+
+
+#: box of the fit in u = (α, log(θ + α)): 0 ≤ α < 1, 1e-9 ≤ θ + α ≤ 1e12
+_PITMAN_LO = np.array([0.0, math.log(1e-9)])
+_PITMAN_HI = np.array([1.0 - 1e-9, math.log(1e12)])
+
+
+def _pitman_newton(u: np.ndarray, n: int, K: int, cum: np.ndarray, max_iter: int = 100) -> tuple[np.ndarray, float]:
+    """Projected Newton descent with backtracking on the negative log-likelihood.
+
+    A coordinate held at its bound with the gradient pushing outward is frozen for the step;
+    where the Hessian of the free coordinates is not positive definite, the step is the
+    Newton step of the Hessian shifted to be positive definite. Stops when the predicted
+    decrease ``-g·step`` is below rounding or a step moves u by less than 1e-12."""
+    u = np.clip(u, _PITMAN_LO, _PITMAN_HI)
+    f, g, h = _pitman_newton_terms(u[0], u[1], n, K, cum)
+    for _ in range(max_iter):
+        free = ~(((u <= _PITMAN_LO) & (g > 0)) | ((u >= _PITMAN_HI) & (g < 0)))
+        if not free.any():
+            break
+        step = np.zeros(2)
+        hf = h[np.ix_(free, free)]
+        gf = g[free]
+        eig = np.linalg.eigvalsh(hf)
+        if eig[0] <= 1e-12 * max(1.0, abs(eig[-1])):  # not convex here: shift the spectrum (Levenberg)
+            hf = hf + (1e-6 * max(1.0, abs(eig[-1])) - eig[0]) * np.eye(len(gf))
+        step[free] = -np.linalg.solve(hf, gf)
+        if -float(g @ step) < 1e-12 * (1.0 + abs(f)):
+            break  # Newton decrement below rounding: converged
+        t = 1.0
+        while True:
+            cand = np.clip(u + t * step, _PITMAN_LO, _PITMAN_HI)
+            fc = _pitman_newton_terms(cand[0], cand[1], n, K, cum, order=0)[0]
+            if np.isfinite(fc) and fc <= f + 1e-12 * abs(f):
+                break
+            t *= 0.5
+            if t < 1e-12:
+                return u, f
+        moved = float(np.abs(cand - u).max())
+        u = cand
+        f, g, h = _pitman_newton_terms(u[0], u[1], n, K, cum)
+        if moved < 1e-12:
+            break
+    return u, f
 
 
 def pitman_fit(sizes: np.ndarray) -> tuple[float, float]:
-    """Maximum-likelihood ``(θ, α)`` of Pitman's sampling formula for the class sizes."""
+    """Maximum-likelihood ``(θ, α)`` of Pitman's sampling formula for the class sizes.
+
+    Projected Newton descent with analytic gradient and Hessian (digamma/trigamma closed
+    forms) from three starts; the best end point wins.
+    """
     i, c, n, K, _ = _counts(sizes)
     maxs = int(i.max())
     # cum[l-1] = number of classes with size > l, l = 1..max-1
     cnt = np.zeros(maxs + 1, dtype=np.int64)
     cnt[i] = c
-    greater = (K - np.cumsum(cnt))[1:maxs]
-    best = None
-    for a0, th0 in ((0.1, float(K)), (0.5, float(K) / 10), (0.9, 1.0)):
-        x0 = np.array([a0, math.log(th0 + a0)])
-        res = optimize.minimize(_pitman_negloglik, x0, args=(i, c, n, K, greater.astype(float)), method="L-BFGS-B",
-                                bounds=[(0.0, 1.0 - 1e-9), (math.log(1e-9), math.log(1e12))])
-        if np.isfinite(res.fun) and (best is None or res.fun < best.fun):
-            best = res
+    greater = (K - np.cumsum(cnt))[1:maxs].astype(float)
+    best: tuple[np.ndarray, float] | None = None
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for a0, th0 in ((0.1, float(K)), (0.5, float(K) / 10), (0.9, 1.0)):
+            u, f = _pitman_newton(np.array([a0, math.log(th0 + a0)]), n, K, greater)
+            if np.isfinite(f) and (best is None or f < best[1]):
+                best = (u, f)
     if best is None:
         return float("nan"), float("nan")
-    alpha = float(best.x[0])
-    return math.exp(float(best.x[1])) - alpha, alpha
+    alpha = float(best[0][0])
+    return math.exp(float(best[0][1])) - alpha, alpha
 
 
 def pitman_uniques(sizes: np.ndarray, population_size: int) -> float:
@@ -147,7 +238,9 @@ def pitman_uniques(sizes: np.ndarray, population_size: int) -> float:
         return float("nan")
     N = float(population_size)
     u = N * math.exp(gammaln(theta + 1) + gammaln(theta + alpha + N - 1) - gammaln(theta + alpha) - gammaln(theta + N))
-    return float(u) if 0 <= u <= N else float("nan")
+    if not 0 <= u <= N * (1 + 1e-9):  # rounding at α → 1 may overshoot N by a few ulps
+        return float("nan")
+    return float(min(u, N))
 
 
 # ---------------------------------------------------------------------- Zayatz (1991)
