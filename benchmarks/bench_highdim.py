@@ -2,7 +2,7 @@
 """Best-effort full-domain searches (``lightning``, ``genetic``) on many quasi-identifiers, against ARX.
 
 Datasets: MACH2019 (73,489 rows, 16 QIs, 8.5·10⁷ nodes) and CREDITCARD (30,000 rows, 24 QIs,
-4.9·10¹³ nodes) from ``/work/shared/data/highdim`` (ARX's genetic-benchmark files), a
+4.9·10¹³ nodes) from ``data/highdim`` (ARX's genetic-benchmark files), a
 synthetic table of 2,000 rows with 60 QIs (3-level hierarchies, 4⁶⁰ nodes), and the
 ``bench_lattice.py`` settings on Adult / FARS where ``flash`` gives the exact optimum.
 k-anonymity k = 5, measure ``loss_metric`` (Adult/FARS: also entropy and discernibility),
@@ -47,18 +47,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_lattice import config, env, load, write  # noqa: E402
 
-DATA = Path(os.environ.get("KTYPE_SHARED_DATA", "/work/shared/data"))
 ARX_BEST = {"mach2019": 0.619, "creditcard": 0.739}
 
 
 def load_highdim(name: str):
     from ktype.data.dataset import Dataset
-    from ktype.data.hierarchy import Hierarchy
+    from ktype.testing import repo_data
 
-    folder = DATA / "highdim"
-    df = pd.read_csv(folder / f"{name}_int.csv", sep=";", dtype=str)
+    df = repo_data.read_csv("highdim", f"{name}_int.csv", sep=";", dtype=str)
     qis = list(df.columns)
-    hier = {c: Hierarchy.from_arx_csv(folder / f"{name}_int_hierarchy_{c}.csv", name=c) for c in qis}
+    hier = repo_data.arx_hierarchies("highdim", f"{name}_int", qis)
     return Dataset(df, quasi_identifiers=qis, hierarchies=hier, name=name)
 
 

@@ -2,7 +2,7 @@
 """Utility of ktype's k-anonymous algorithms next to ARX's local recoding (issue #15).
 
 Adult (bundled: 30,162 rows, the 8 QIs without salary-class, ARX hierarchies) and FARS
-(``shared_data_dir()/fars``: 100,937 rows, 8 QIs, ARX hierarchies), k ∈ {5, 10, 50, 100}.
+(``data/fars``: 100,937 rows, 8 QIs, ARX hierarchies), k ∈ {5, 10, 50, 100}.
 For every k-anonymous algorithm: Iyengar's loss metric LM **recomputed from the released
 labels** (``release.to_pandas()``, suppressed records left out, read back with
 :func:`ktype.api.parse_release`, then :func:`ktype.measures.loss_metric`: a suppressed record
@@ -40,8 +40,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 ARX = {("adult", 5): (0.0497, 3), ("adult", 10): (0.0731, 6), ("adult", 50): (0.1439, 38)}
@@ -68,15 +66,13 @@ FIELDS = [
 def load(name: str):
     from ktype.data.bundled import load_adult
     from ktype.data.dataset import Dataset
-    from ktype.data.hierarchy import Hierarchy
-    from ktype.testing.shared_data import shared_data_dir
+    from ktype.testing import repo_data
 
     if name == "adult":
         return load_adult()
-    folder = shared_data_dir() / "fars"
-    df = pd.read_csv(folder / "fars_int.csv", sep=";", dtype=str)
+    df = repo_data.read_csv("fars", "fars_int.csv", sep=";", dtype=str)
     qis = list(df.columns)
-    hier = {c: Hierarchy.from_arx_csv(folder / f"fars_int_hierarchy_{c}.csv", name=c) for c in qis}
+    hier = repo_data.arx_hierarchies("fars", "fars_int", qis)
     return Dataset(df, quasi_identifiers=qis, hierarchies=hier, name="fars")
 
 

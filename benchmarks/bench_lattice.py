@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Full-domain lattice search benchmark (``flash``, the optimal search) on Adult and FARS.
 
-Adult (``shared/data/adult``, 30,162 rows, all 9 columns as quasi-identifiers, ARX
-hierarchies: 12,960 lattice nodes) and FARS (``shared/data/fars``, 100,937 rows, 8
+Adult (the bundled ARX preparation, 30,162 rows, all 9 columns as quasi-identifiers, ARX
+hierarchies: 12,960 lattice nodes) and FARS (``data/fars``, 100,937 rows, 8
 quasi-identifiers, ARX hierarchies via ``Hierarchy.from_arx_csv``: 20,736 nodes), for
 k ∈ {5, 100}, ``max_suppression`` ∈ {0, 0.04} and the measures non-uniform entropy, loss and
 discernibility; plus the ℓ-diversity / t-closeness settings of issue #13 on Adult (the 8
@@ -40,11 +40,10 @@ from typing import Any
 
 import pandas as pd
 
-from ktype.testing.shared_data import shared_data_dir
+from ktype.testing import repo_data
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
-DATA = shared_data_dir()  # ../shared/data beside the repository, $KTYPE_SHARED_DATA, /work/shared/data
 MEASURES = ["non_uniform_entropy", "loss_metric", "discernibility"]
 #: ARX 3.9.2's optimal search on this machine (issue #13; low end of the measured range), seconds
 ARX = {
@@ -80,22 +79,18 @@ FILED_RATIO = 1.4
 
 def load(name: str):
     from ktype.data.dataset import Dataset
-    from ktype.data.hierarchy import Hierarchy
 
     if name == "adult":
-        folder = DATA / "adult"
-        df = pd.read_csv(folder / "adult.csv", sep=";", dtype=str)
+        df = repo_data.read_csv("adult", "adult.csv", sep=";", dtype=str)
         qis = list(df.columns)
-        hier = {c: Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{c}.csv", name=c) for c in qis}
+        hier = repo_data.arx_hierarchies("adult", "adult", qis)
     elif name == "fars":
-        folder = DATA / "fars"
-        df = pd.read_csv(folder / "fars_int.csv", sep=";", dtype=str)
+        df = repo_data.read_csv("fars", "fars_int.csv", sep=";", dtype=str)
         qis = list(df.columns)
-        hier = {c: Hierarchy.from_arx_csv(folder / f"fars_int_hierarchy_{c}.csv", name=c) for c in qis}
+        hier = repo_data.arx_hierarchies("fars", "fars_int", qis)
     elif name == "adult-occupation":
-        folder = DATA / "adult"
-        df = pd.read_csv(folder / "adult.csv", sep=";", dtype=str)
-        hier = {c: Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{c}.csv", name=c) for c in df.columns}
+        df = repo_data.read_csv("adult", "adult.csv", sep=";", dtype=str)
+        hier = repo_data.arx_hierarchies("adult", "adult", df.columns)
         qis = [c for c in df.columns if c != "occupation"]
         return Dataset(df, quasi_identifiers=qis, sensitive=["occupation"], hierarchies=hier, name=name)
     else:

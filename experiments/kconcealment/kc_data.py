@@ -22,23 +22,12 @@ closeness"; spec pitfall 15).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from ktype.data.dataset import Dataset
 from ktype.data.hierarchy import Hierarchy
-from ktype.testing.shared_data import shared_data_dir
-
-
-def _data_root() -> Path:
-    """``shared/data`` beside the repository, else ``$KTYPE_SHARED_DATA``, else /work/shared/data."""
-    return shared_data_dir()
-
-
-DATA = _data_root()
-ARX = DATA / "adult"
+from ktype.testing import repo_data  # the repository's data/ (and the bundled ARX Adult hierarchies)
 
 ADULT_COLUMNS = [
     "age",
@@ -70,8 +59,9 @@ def adult(n: int | None = None, seed: int = 0) -> Dataset:
     parts = []
     for f, skip in (("adult.data", 0), ("adult.test", 1)):
         parts.append(
-            pd.read_csv(
-                DATA / "adult_uci" / f,
+            repo_data.read_csv(
+                "adult_uci",
+                f,
                 header=None,
                 names=ADULT_COLUMNS,
                 skiprows=skip,
@@ -89,7 +79,7 @@ def adult(n: int | None = None, seed: int = 0) -> Dataset:
     df = _sample(df.reset_index(drop=True), n, seed)
     H: dict = {}
     for c in ("workclass", "education", "marital-status", "occupation", "race", "sex", "native-country"):
-        H[c] = Hierarchy.from_arx_csv(ARX / f"adult_hierarchy_{c}.csv", name=c)
+        H[c] = Hierarchy.from_arx_csv(repo_data.hierarchy_file("adult", "adult", c), name=c)
     H["age"] = Hierarchy.intervals(range(0, 100), [5, 10, 20], name="age")
     H["hours-per-week"] = Hierarchy.intervals(range(0, 100), [5, 10, 20], name="hours-per-week")
     H["education-num"] = Hierarchy.intervals(range(0, 17), [2, 4, 8], name="education-num")
@@ -122,7 +112,7 @@ CMC_COLUMNS = [
 
 def cmc(n: int | None = None, seed: int = 0) -> Dataset:
     """UCI Contraceptive Method Choice (1,473 rows)."""
-    df = pd.read_csv(DATA / "cmc" / "cmc.data", header=None, names=CMC_COLUMNS)
+    df = repo_data.read_csv("cmc", "cmc.data", header=None, names=CMC_COLUMNS)
     df = _sample(df, n, seed)
     four = lambda name: Hierarchy.from_subsets([1, 2, 3, 4], [[1, 2], [3, 4]], name=name)  # noqa: E731
     H = {
@@ -157,7 +147,7 @@ NURSERY_GROUPS = {
 
 def nursery(n: int | None = None, seed: int = 0) -> Dataset:
     """UCI Nursery (12,960 rows, no missing values)."""
-    df = pd.read_csv(DATA / "nursery" / "nursery.data", header=None, names=NURSERY_COLUMNS, dtype=str)
+    df = repo_data.read_csv("nursery", "nursery.data", header=None, names=NURSERY_COLUMNS, dtype=str)
     df = _sample(df, n, seed)
     H = {c: Hierarchy.from_subsets(dom, groups, name=c) for c, (dom, groups) in NURSERY_GROUPS.items()}
     return Dataset(df, quasi_identifiers=NURSERY_COLUMNS[:-1], sensitive=["class"], hierarchies=H, name="nursery")

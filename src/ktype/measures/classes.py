@@ -39,7 +39,7 @@ def _check_k(k: object, name: str, param: str = "k") -> int:
 @measure(
     "discernibility",
     summary="Discernibility C_DM: sum of |E|^2 over classes + |D| per suppressed record",
-    reference="Bayardo & Agrawal 2005; Ciriani et al. survey spec §7",
+    reference="Bayardo & Agrawal 2005; Ciriani et al., k-Anonymity (survey), 2007",
     bounds="[n, n^2]",
 )
 def discernibility(release: Release, *, suppress_below: int | None = None) -> float:
@@ -81,7 +81,7 @@ def discernibility(release: Release, *, suppress_below: int | None = None) -> fl
 @measure(
     "average_class_size",
     summary="Normalized average equivalence class size C_AVG = (records/classes)/k",
-    reference="LeFevre, DeWitt & Ramakrishnan, Mondrian (ICDE 2006); survey spec §7",
+    reference="LeFevre, DeWitt & Ramakrishnan, Mondrian (ICDE 2006); Ciriani et al., k-Anonymity (survey), 2007",
     bounds="[1/k, n/k]",
     requires=("k",),
 )
@@ -129,7 +129,7 @@ def _labels(release: Release, label: str) -> np.ndarray:
 @measure(
     "classification_metric",
     summary="Classification metric CM: share of records suppressed or not of their class's majority label",
-    reference="Iyengar 2002; Bayardo & Agrawal 2005; survey spec §7",
+    reference="Iyengar 2002; Bayardo & Agrawal 2005; Ciriani et al., k-Anonymity (survey), 2007",
     bounds="[0, 1]",
     requires=("label",),
 )

@@ -126,7 +126,7 @@ def tree_measure(release: Release, *, normalize: bool = False) -> float:
 @measure(
     "precision",
     summary="Sweeney's precision Prec = 1 - mean of level/height (higher is better)",
-    reference="Sweeney 2002 (MinGen), as catalogued in Ciriani et al. survey spec §7",
+    reference="Sweeney 2002 (MinGen), as catalogued in Ciriani et al., k-Anonymity (survey), 2007",
     better="higher",
     bounds="[0, 1]",
 )

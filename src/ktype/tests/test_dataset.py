@@ -8,9 +8,7 @@ import pytest
 
 from ktype import Dataset, Hierarchy, load_adult
 from ktype.exceptions import DataError, HierarchyError, InvalidParameterError
-from ktype.testing.shared_data import shared_data_dir
-
-DATA = shared_data_dir()  # ../shared/data beside the repository, $KTYPE_SHARED_DATA, /work/shared/data
+from ktype.testing import repo_data
 
 
 @pytest.fixture
@@ -81,13 +79,12 @@ def test_subset_and_fingerprint(df):
     assert sub.fingerprint() != ds.fingerprint()
 
 
-@pytest.mark.skipif(not (DATA / "adult").exists(), reason="shared data not present")
 def test_adult_and_fars_with_arx_hierarchies():
     ds = load_adult()
     assert (ds.n, ds.r) == (30162, 8)
     assert ds.sensitive == ["salary-class"]
-    df = pd.read_csv(DATA / "fars" / "fars_int.csv", sep=";")
-    hier = {c: str(DATA / "fars" / f"fars_int_hierarchy_{c}.csv") for c in df.columns}
+    df = repo_data.read_csv("fars", "fars_int.csv", sep=";")
+    hier = {c: str(repo_data.hierarchy_file("fars", "fars_int", c)) for c in df.columns}
     with pytest.warns(UserWarning, match=r"'iage': dropped 1 exact duplicate"):
         ds = Dataset(df.iloc[:2000], quasi_identifiers=list(df.columns), hierarchies=hier)
     assert ds.r == 8 and all(h.uniform for h in ds.hierarchies)

@@ -13,12 +13,10 @@ from hypothesis import strategies as st
 
 from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import HierarchyError
-from ktype.testing.shared_data import shared_data_dir
+from ktype.testing import repo_data
 
-DATA = shared_data_dir()  # ../shared/data beside the repository, $KTYPE_SHARED_DATA, /work/shared/data
-ADULT_H = sorted((DATA / "adult").glob("adult_hierarchy_*.csv"))
-FARS_H = sorted((DATA / "fars").glob("fars_int_hierarchy_*.csv"))
-needs_data = pytest.mark.skipif(not (DATA / "adult").exists(), reason="shared benchmark data not present")
+ADULT_H = sorted(repo_data.dataset_dir("adult").glob("adult_hierarchy_*.csv"))  # the bundled copy
+FARS_H = sorted(repo_data.dataset_dir("fars").glob("fars_int_hierarchy_*.csv"))  # data/fars
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -80,10 +78,10 @@ def random_laminar(draw, max_leaves: int = 14):
 
 
 # ---------------------------------------------------------------------------- ARX CSV builder
-@needs_data
 @pytest.mark.parametrize("path", ADULT_H + FARS_H, ids=lambda p: p.stem)
 def test_arx_csv_all_shared_hierarchies(path):
     """Every ARX hierarchy of adult and fars loads, is contiguous and uniform, and matches the file."""
+    assert len(ADULT_H) == 9 and len(FARS_H) == 8
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         h = Hierarchy.from_arx_csv(path)
@@ -103,17 +101,15 @@ def test_arx_csv_all_shared_hierarchies(path):
         assert got == want
 
 
-@needs_data
 def test_arx_fars_iage_duplicate_row_warns():
     with pytest.warns(UserWarning, match=r"'iage': dropped 1 exact duplicate row.*'99'"):
-        h = Hierarchy.from_arx_csv(DATA / "fars" / "fars_int_hierarchy_iage.csv")
+        h = Hierarchy.from_arx_csv(repo_data.hierarchy_file("fars", "fars_int", "iage"))
     assert h.size == 99
     assert "98" not in h.leaves and "99" in h.leaves
 
 
-@needs_data
 def test_arx_adult_data_fully_covered():
-    df = pd.read_csv(DATA / "adult" / "adult.csv", sep=";", dtype=str)
+    df = repo_data.read_csv("adult", "adult.csv", sep=";", dtype=str)
     for path in ADULT_H:
         h = Hierarchy.from_arx_csv(path)
         ranks = h.encode(df[h.name])
@@ -425,7 +421,6 @@ def test_level_out_of_range():
 
 
 # ---------------------------------------------------------------------------- export
-@needs_data
 @pytest.mark.parametrize("path", ADULT_H + FARS_H, ids=lambda p: p.stem)
 def test_arx_export_roundtrip(path, tmp_path):
     with warnings.catch_warnings():

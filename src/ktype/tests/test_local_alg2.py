@@ -85,13 +85,9 @@ def test_alg2_steps_are_greedy(seed, measure):
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "experiments" / "kconcealment"))
-try:
-    from kc_data import DATA, adult
-except ImportError:  # pragma: no cover - experiments folder absent
-    DATA, adult = Path("/nonexistent"), None
+from kc_data import adult  # noqa: E402  (experiments/kconcealment: UCI Adult from data/adult_uci)
 
 
-@pytest.mark.skipif(not (DATA / "adult_uci").exists(), reason="needs the shared Adult data")
 @pytest.mark.parametrize("measure", ["loss_metric", "entropy"])
 @pytest.mark.parametrize(("n", "k", "seed"), [(800, 5, 0), (800, 30, 1), (1500, 10, 2)])
 def test_alg2_equals_reference_on_adult_samples(n, k, seed, measure):
@@ -123,7 +119,6 @@ def test_pair_knn_trie_equals_scan_on_random_tables(seed, n, r, m, measure, data
         assert_same_knn(Problem.from_dataset(ds, measure), q)
 
 
-@pytest.mark.skipif(not (DATA / "adult_uci").exists(), reason="needs the shared Adult data")
 @pytest.mark.parametrize("measure", ["loss_metric", "entropy"])
 def test_pair_knn_trie_equals_scan_on_adult_sample(measure):
     p = Problem.from_dataset(adult(n=1500, seed=3), measure)

@@ -18,8 +18,8 @@ from ktype.algorithms.fulldomain._engine import MEASURES as LATTICE_MEASURES
 from ktype.data.hierarchy import Hierarchy
 from ktype.models.kanonymity import KAnonymity
 from ktype.models.ldiversity import DistinctLDiversity
+from ktype.testing import repo_data
 from ktype.testing.algorithm_checks import brute_force_full_domain
-from ktype.testing.shared_data import shared_data_dir
 
 QIS = ["education", "sex", "native-country"]
 FULL = os.environ.get("KTYPE_FULL") == "1"
@@ -80,12 +80,9 @@ def test_flash_equals_brute_force_oracle_adult_83():
 
 
 def _fars_sample(n: int, seed: int, qis: list[str]) -> ktype.Dataset:
-    folder = shared_data_dir() / "fars"
-    if not (folder / "fars_int.csv").exists():
-        pytest.skip(f"FARS data not found (searched {folder})")
-    df = pd.read_csv(folder / "fars_int.csv", sep=";", dtype=str, usecols=qis)
+    df = repo_data.read_csv("fars", "fars_int.csv", sep=";", dtype=str, usecols=qis)
     rows = np.sort(np.random.default_rng(seed).choice(len(df), size=n, replace=False))
-    hier = {c: Hierarchy.from_arx_csv(folder / f"fars_int_hierarchy_{c}.csv", name=c) for c in qis}
+    hier = repo_data.arx_hierarchies("fars", "fars_int", qis)
     return ktype.Dataset(df.iloc[rows].reset_index(drop=True), quasi_identifiers=qis, hierarchies=hier, name="fars")
 
 

@@ -124,7 +124,7 @@ def _run(
 ) -> Release:
     if symmetric:
         raise NotImplementedError(
-            f"{algo}: symmetric=True (the reciprocal variant the paper mentions in §2.2 without details, spec §3.7) is not "
+            f"{algo}: symmetric=True (the reciprocal variant Doka et al. mention in §2.2 without details; docs/freeform.md) is not "
             "implemented; the freeform algorithms build non-reciprocal k-regular graphs."
         )
     k = model_k(models, algo)

@@ -82,7 +82,7 @@ def anatomize(dataset: Dataset, algorithm: str, l: int, *, rng: RNGLike = None) 
     name = str(algorithm).strip().lower()
     if name not in _ALGORITHMS:
         raise NotImplementedError(
-            f"Anatomy output is offered for the transparent algorithms {_ALGORITHMS} only (spec §1.2, §4.4); "
+            f"Anatomy output is offered for the transparent algorithms {_ALGORITHMS} only (docs/transparent.md, \"Anatomy output\"); "
             f"{algorithm!r} is not transparent or alters values."
         )
     if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:

@@ -36,8 +36,8 @@ def _models() -> tuple[type, ...]:
     models=_models,
     recoding="multidimensional",
     combinable=False,
-    description="ℓ-diverse strict Mondrian of the transparent-anonymization spec §3.7(a): lower-median splits accepted when both halves are ℓ-diverse (NOT transparent).",
-    reference="LeFevre et al., ICDE 2006; Xiao, Tao, Koudas TODS 2010 §6.2; spec §3.7(a)",
+    description="ℓ-diverse strict Mondrian (docs/transparent.md): lower-median splits accepted when both halves are ℓ-diverse (NOT transparent).",
+    reference="LeFevre et al., ICDE 2006; Xiao, Tao, Koudas TODS 2010 §6.2",
 )
 def mondrian_ldiv(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release:
     """ℓ-diverse strict Mondrian, the precise variant of spec §3.7(a).
