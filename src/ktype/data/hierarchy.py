@@ -2,7 +2,7 @@
 
 A :class:`Hierarchy` is a rooted tree whose leaves are the attribute's domain values,
 ordered depth-first so that every node covers a *contiguous* interval of leaf ranks
-(DESIGN.md, "Core representation"). Generalized cells are then pairs ``lo <= hi`` of leaf
+(docs/design/representation.md). Generalized cells are then pairs ``lo <= hi`` of leaf
 ranks; a node, a numeric range ``[30-39]``, a ZIP prefix ``941**`` and suppression ``*``
 (the whole domain) are all such intervals.
 

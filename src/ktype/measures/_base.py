@@ -1,8 +1,8 @@
 """Shared machinery of the information-loss measures: the registry, ``compute`` and helpers.
 
 Every measure is a function ``name(release, **opts) -> float`` registered with
-:func:`measure`. It reads only the release and the dataset it carries (DESIGN.md: a
-measure never imports an algorithm). Per-cell cost arrays (``*_cells``) take
+:func:`measure`. It reads only the release and the dataset it carries (a measure never
+imports an algorithm; docs/design/layers.md). Per-cell cost arrays (``*_cells``) take
 ``(dataset, lo, hi)`` so that algorithms can evaluate candidate generalizations cheaply.
 """
 

@@ -1,4 +1,4 @@
-"""Import layering (DESIGN.md "Layers"): a module imports only from its own layer or below.
+"""Import layering (docs/design/layers.md): a module imports only from its own layer or below.
 
 data < release < measures, models < algorithms < attacks, risk < interfaces. Foundations
 (exceptions, validation, grouping, I/O helpers) sit below data. Lazy imports inside
@@ -97,7 +97,7 @@ def upward_imports(root: Path = SRC) -> list[str]:
 
 def test_no_upward_imports():
     bad = upward_imports()
-    assert not bad, "upward imports (DESIGN.md Layers):\n" + "\n".join(bad)
+    assert not bad, "upward imports (docs/design/layers.md):\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 algorithm side, with the dynamic update Algorithm 5 needs.
 
 The independent checker of k-concealment lives in ``ktype.models`` and is deliberately
-not imported here (DESIGN.md: a checker must be able to catch an algorithm's mistake).
+not imported here: a checker must be able to catch an algorithm's mistake
+(docs/design/layers.md).
 
 Graph representation
 --------------------
