@@ -1,6 +1,7 @@
 """Mondrian multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan, ICDE 2006).
 
-Survey: Ciriani et al., "k-Anonymity", §6.1 (and spec notes §6.1 [S] for the pseudocode).
+Survey: Ciriani et al., "k-Anonymity", 2007, §6 ("Multidimensional k-Anonymity"), which only
+sketches the approach; the median-split recursion and the relaxed variant follow LeFevre et al.
 """
 
 from __future__ import annotations

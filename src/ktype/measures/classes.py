@@ -47,7 +47,7 @@ def discernibility(release: Release, *, suppress_below: int | None = None) -> fl
 
     .. math::  C_{DM} = \\sum_{E : |E| \\ge k} |E|^2 + \\sum_{E : |E| < k} |D| \\cdot |E|
 
-    (Bayardo & Agrawal; survey spec §7). Each published record is charged the size of
+    (Bayardo & Agrawal, ICDE 2005). Each published record is charged the size of
     its equivalence class; each **suppressed** record is charged ``|D|``, the number of
     records of the original table (``release.dataset.n``).
 
@@ -56,7 +56,7 @@ def discernibility(release: Release, *, suppress_below: int | None = None) -> fl
     release : Release
     suppress_below : int, optional
         Variant. ``None`` (default): charge what was published — every published class
-        costs ``|E|²`` whatever its size, suppressed records ``|D|`` each (the survey's
+        costs ``|E|²`` whatever its size, suppressed records ``|D|`` each (the metric's
         formula applied to a release that already suppressed its outliers). An int ``k``:
         the Bayardo–Agrawal form, where published classes smaller than ``k`` are also
         charged ``|D|`` per record, as if they had been suppressed.
@@ -90,7 +90,7 @@ def average_class_size(release: Release, *, k: int | None = None) -> float:
 
     .. math::  C_{AVG} = \\frac{|T| / \\#\\text{classes}}{k}
 
-    (LeFevre et al.; survey spec §7). ``|T|`` counts the **published** records:
+    (LeFevre, DeWitt & Ramakrishnan, ICDE 2006). ``|T|`` counts the **published** records:
     suppressed records are removed from the table and form no class (they cannot be
     "fully generalized" here without creating a class of their own). An all-suppressed
     release has no class and returns ``inf`` (worst).
@@ -139,8 +139,8 @@ def classification_metric(release: Release, *, label: str | None = None) -> floa
     .. math::  CM = \\frac1N \\sum_{t} \\text{penalty}(t)
 
     with penalty 1 if ``t`` is suppressed or its class label differs from the majority
-    label of its equivalence class, else 0 (survey spec §7). Suppressed records are
-    charged 1 each (the survey's definition; they are not "fully generalized" into a
+    label of its equivalence class, else 0 (Iyengar, KDD 2002). Suppressed records are
+    charged 1 each (Iyengar's definition; they are not "fully generalized" into a
     class). With ties for the majority, the count of penalized records is the class size
     minus the majority count, whichever label is chosen.
 

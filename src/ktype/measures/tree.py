@@ -136,7 +136,8 @@ def precision(release: Release) -> float:
     .. math::  Prec = 1 - \\frac{\\sum_{i=1}^{N_A} \\sum_{j=1}^{|PT|} h_{ij} / |DGH_{A_i}|}{|PT| \\cdot N_A}
 
     where ``h_ij`` is the level of the released cell and ``|DGH_{A_i}|`` the height of
-    attribute ``i``'s hierarchy (survey spec §7). Full-domain releases use
+    attribute ``i``'s hierarchy (Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based
+    Systems 10(5), 2002). Full-domain releases use
     ``release.levels``; other releases use the height of each cell's node over the
     root's height (the same choice as :func:`tree_cells`), so ``Prec = 1 −`` the
     normalized tree measure.
@@ -164,12 +165,13 @@ def precision(release: Release) -> float:
 @measure(
     "height",
     summary="Height of a full-domain release: sum of its level vector",
-    reference="Samarati 2001 / Ciriani et al. survey §2.6 (height(DV) = Σ d_i)",
+    reference="Samarati 2001 / Ciriani et al. survey §2.2 (height(DV) = Σ d_i)",
     bounds="[0, Σ_j height_j]",
 )
 def height(release: Release) -> float:
     """Height of a full-domain release in the generalization lattice: ``Σ_j levels[j]``
-    (survey spec §2.6, the "minimum absolute distance" criterion).
+    (the absolute distance of the distance vector, Definition 4, and the "minimum absolute
+    distance" preference criterion of Ciriani et al. 2007, §2.2).
 
     Suppressed records do not change the height (it is a property of the level vector).
 

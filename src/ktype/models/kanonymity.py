@@ -18,8 +18,10 @@ __all__ = ["KAnonymity"]
 class KAnonymity(ClassModel):
     """k-anonymity: every published combination of QI values occurs at least ``k`` times.
 
-    Ciriani et al., survey §1.1, Definition 2. Suppressed records are removed from the
-    release and do not count toward any class (AG_TS semantics, survey §8 pitfall 11).
+    Ciriani et al., survey §2, Definition 2. Suppressed records are removed from the
+    release and do not count toward any class (tuple suppression of the AG_TS model: a
+    generalized table may have fewer tuples than the original, survey §2.2 Definition 3
+    and §3); they are not an all-``*`` class that would itself need ``k`` members.
 
     Parameters
     ----------

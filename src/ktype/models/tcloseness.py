@@ -6,7 +6,7 @@ whole table is at most ``t``; a release has t-closeness when every block has it.
 taken over **all records of the original table** (``dataset``), suppressed ones included: it
 is the public prior the model compares against, and it does not change with the release.
 
-The three ground distances of the paper (§4.3 there; survey spec §6.3), over a domain of ``m``
+The three ground distances of the paper (§4.3 there [1]), over a domain of ``m``
 values ``v_1..v_m`` in their code order (sorted values, or leaf-rank order of the sensitive
 attribute's hierarchy), all normalized to ``[0, 1]``:
 
@@ -31,7 +31,6 @@ References
 ----------
 .. [1] N. Li, T. Li, S. Venkatasubramanian. t-Closeness: Privacy beyond k-anonymity and
    ℓ-diversity. ICDE 2007, 106–115 (§4: EMD; §4.3 the three ground distances).
-.. [2] V. Ciriani et al. k-Anonymity (survey), 2007; project spec §6.3 (formulas).
 """
 
 from __future__ import annotations

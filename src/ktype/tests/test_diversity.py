@@ -1,6 +1,7 @@
 """Tests of the ℓ-diversity family and p-sensitivity (ktype.models.ldiversity).
 
-Fixtures: survey Fig. 15 (spec §4.10, erratum 2), hand-computed entropy / recursive /
+Fixtures: survey Fig. 15 (Ciriani et al. 2007, §6; its diseases differ from Fig. 1's in rows 5
+and 7, so it is its own fixture), hand-computed entropy / recursive /
 frequency examples, merge monotonicity (hypothesis), and match-scope verdicts against a
 brute-force perfect-matching enumeration on tiny local-recoding releases.
 """
@@ -45,7 +46,7 @@ FIG15 = [
     ("white", "64", "F", "941**", "chest pain"),
     ("white", "64", "F", "941**", "short breath"),
 ]
-# Fig. 1 diseases, which differ from Fig. 15 in rows 5 and 7 (spec §8 erratum 2)
+# Fig. 1 diseases, which differ from Fig. 15 in rows 5 and 7 (the survey swaps them between the figures)
 FIG1_DISEASES = ["hypertension", "obesity", "chest pain", "obesity", "short breath",
                  "short breath", "obesity", "chest pain", "short breath"]
 

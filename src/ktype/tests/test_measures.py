@@ -70,7 +70,8 @@ def _gt(ds: Dataset, levels, suppressed_rows) -> Release:
 
 
 def test_survey_fig7_discernibility_precision_height():
-    """Survey spec §4.4: DM(GT[1,0]) = 47, DM(GT[0,1]) = 35 (suppressed tuples cost |PT| = 9)."""
+    """Survey Fig. 7 (Ciriani et al. 2007, §2.2: the 2-minimal generalizations with MaxSup = 2):
+    DM(GT[1,0]) = 47, DM(GT[0,1]) = 35, computed by hand (suppressed tuples cost |PT| = 9)."""
     ds = _survey_full_domain()
     assert [h.height for h in ds.hierarchies] == [1, 2]
     g10 = _gt(ds, [1, 0], [0, 5])  # t1, t6 suppressed
@@ -81,7 +82,7 @@ def test_survey_fig7_discernibility_precision_height():
     assert M.precision(g10) == pytest.approx(1 - (7 * 1.0 + 2 * 2) / 18)
     assert M.precision(g01) == pytest.approx(1 - (7 * 0.5 + 2 * 2) / 18)
     assert M.height(g10) == 1 and M.height(g01) == 1
-    # without suppression, Prec = 1 - relative distance / N_A (survey spec §7)
+    # without suppression, Prec = 1 - relative distance / N_A (Sweeney's Prec, the survey's §2.2 relative distance)
     g11 = _gt(ds, [1, 1], [])
     assert M.precision(g11) == pytest.approx(1 - (1 / 1 + 1 / 2) / 2)
     assert M.height(g11) == 2
@@ -110,7 +111,8 @@ def _ba_release(ds: Dataset, index_set, *, suppress: bool) -> Release:
 
 
 def test_survey_k_optimize_dm_optimum_is_31():
-    """Survey spec §4.7: over all index sets, the DM optimum (k=2) is {2,6} with DM = 31."""
+    """Survey Fig. 12 (Ciriani et al. 2007, §4.2): over all index sets, the DM optimum (k=2) is
+    {2,6} with DM = 31 (computed by enumeration; the survey prints no cost)."""
     ds = Dataset(PT, quasi_identifiers=["race", "zip"], sensitive=["disease"],
                  hierarchies={"race": "ordered", "zip": "ordered"})
     alphabet = [2, 3, 5, 6, 7]

@@ -73,7 +73,8 @@ def datafly(dataset: Dataset, models: tuple[PrivacyModel, ...], *, max_suppressi
     level the quasi-identifier with the most distinct values in the current table (ties:
     the first in ``quasi_identifiers`` order); then suppress the remaining outliers (the
     *final suppression step*; suppressed records are removed, so no all-``*`` class needs
-    ``k`` members, survey §8 pitfall 11). The budget ``max_suppression=None`` is
+    ``k`` members: a generalized table with tuple suppression has fewer tuples, survey
+    §2.2 Definition 3). The budget ``max_suppression=None`` is
     Sweeney's: at most ``k`` records (``k`` of the k-anonymity model, 1 without one); a
     float is a fraction of the records. No minimality guarantee (survey §5.6); at most
     ``Σh_j + 1`` node evaluations.

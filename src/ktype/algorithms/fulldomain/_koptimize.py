@@ -151,7 +151,8 @@ def k_optimize_search(dataset: Dataset, k: int, max_suppression: float = 1.0) ->
 def k_optimize(dataset: Dataset, models: tuple[PrivacyModel, ...], *, max_suppression: float = 1.0) -> Release:
     """k-Optimize: the discernibility-optimal single-dimensional *interval* generalization.
 
-    Searches a different space from the lattice algorithms (survey §5.3, §8 pitfall 15):
+    Searches a different space from the lattice algorithms (survey §4.2), so its optimum
+    is not comparable with the k-minimal nodes of a hierarchy lattice:
     each QI's domain, in leaf-rank order (the hierarchy's leaf order; the sorted domain for
     ordered attributes), is cut into contiguous intervals, chosen independently of the
     hierarchy's levels. Set-enumeration over split indexes with Bayardo–Agrawal's DM lower

@@ -28,7 +28,9 @@ def tuple_distance_vectors(enc: Encoded, a: np.ndarray, b: np.ndarray) -> np.nda
 
     ``a`` and ``b`` are ``(p, r)`` / ``(q, r)`` matrices of leaf ranks; the result
     ``(p, q, r)`` holds, per attribute, the lowest level at which the two values generalize
-    to the same value (uniform-depth hierarchies, survey §8 pitfall 10).
+    to the same value. The two paths to the common ancestor have equal length (survey
+    §4.1) because every level of a domain generalization hierarchy is a whole domain
+    (§2.1): hierarchies must be uniform-depth.
     """
     a = np.asarray(a)
     b = np.asarray(b)
@@ -164,7 +166,8 @@ def samarati(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: str
     Binary search over heights ``0..Σh_j`` for the lowest height holding a node whose
     required suppression is within ``max_suppression * n``; correct because required
     suppression only decreases upward and every lower node lies below some node of the
-    tested height (products of chains, survey §8 pitfall 16). Every solution at that
+    tested height (the lattice is a product of chains, survey §2.1; the argument of the
+    binary search is in §4.1). Every solution at that
     height is k-minimal; ``measure`` breaks the tie among them (default ``"height"`` = the
     lowest lexicographic level vector). The solutions are in
     ``provenance["lattice"]["k_minimal"]``. Not optimal for other measures: k-minimal
