@@ -1,8 +1,8 @@
 """The entropy measures of Gionis & Tassa: Π_e (basic EM), Π_me (monotone), Π_ne (non-uniform).
 
 All probabilities come from the ORIGINAL dataset (every input record, whether or not it
-was released or suppressed), with ``log = log2`` and ``0 log 0 = 0`` (Gionis–Tassa spec
-§3.1). Because every generalized cell is an interval of leaf ranks, the counts
+was released or suppressed), with ``log = log2`` and ``0 log 0 = 0`` (Gionis & Tassa, IEEE
+TKDE 21(2), 2009, §4.2). Because every generalized cell is an interval of leaf ranks, the counts
 ``N_j(B)`` and ``Σ_{a∈B} N_j(a) log2 N_j(a)`` of a cell are differences of two cumulative
 sums, so every cost below is a vectorized O(n·r) computation for any allowed cell.
 """
@@ -41,7 +41,9 @@ def _interval_stats(dataset: Dataset, lo: np.ndarray, hi: np.ndarray) -> tuple[n
 def entropy_cells(dataset: Dataset, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Per-cell cost ``H(X_j | R̄_i(j))`` of the basic entropy measure Π_e (bits).
 
-    ``H(X_j | B) = log2 N_j(B) − S_j(B) / N_j(B)`` (Gionis–Tassa spec §3.1). A singleton
+    ``H(X_j | B) = log2 N_j(B) − S_j(B) / N_j(B)``, with ``S_j(B) = Σ_{a∈B} N_j(a) log2 N_j(a)``:
+    the conditional entropy of Gionis & Tassa §4.2 with ``Pr(b | B) = N_j(b) / N_j(B)``
+    expanded (an identity, so that two cumulative sums give it). A singleton
     costs exactly 0; the whole domain costs ``H(X_j)``. A cell covering no value of the
     original data (possible only for cells not generalizing any input row) costs 0.
     """

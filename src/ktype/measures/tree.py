@@ -46,7 +46,8 @@ def tree_cells(
     trees of AFK05 this is exactly the level ``r / ℓ_j``. For unbalanced (proper)
     hierarchies this choice keeps the cost record-independent, 0 on every leaf, 1 on the
     root, and strictly increasing from child to parent, so the measure stays monotone
-    (Gionis–Tassa spec §3.3 leaves the choice to the implementer). When several nodes
+    (the tree measure as Gionis & Tassa state it, TKDE 2009 §4.1, assumes balanced trees;
+    for unbalanced ones the normalization is ktype's choice). When several nodes
     share an interval (a chain of single-child nodes), the deepest is used: the release
     carries no more information than that node.
 

@@ -1,6 +1,7 @@
 """Tests of the local-recoding algorithms (k-concealment pipeline, baselines, Gionis-Tassa).
 
-Fixtures and properties from §7 of the k-concealment spec and §6 of the Gionis-Tassa spec.
+Fixtures and properties from Tassa, Mazza & Gionis (Transactions on Data Privacy 5(1), 2012:
+Table 1, §6-8 and Appendices A-C) and Gionis & Tassa (IEEE TKDE 21(2), 2009: §4, §6).
 """
 
 from __future__ import annotations
@@ -441,7 +442,8 @@ def test_lm_and_em_basics():
 
 
 def test_em_not_monotone():
-    """Spec §2.2: Pr = (0.01, 0.01, 0.98): H({a,b}) = 1 bit > H({a,b,c})."""
+    """EM is not monotone (Gionis & Tassa, TKDE 2009, §4.2.2): Pr = (0.01, 0.01, 0.98) gives
+    H({a,b}) = 1 bit > H({a,b,c})."""
     df = pd.DataFrame({"x": [0] + [1] + [2] * 98})
     ds = Dataset(df, quasi_identifiers=["x"], hierarchies={"x": Hierarchy.from_subsets([0, 1, 2], [[0, 1]], name="x")})
     p = Problem.from_dataset(ds, "entropy")

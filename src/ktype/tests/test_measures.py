@@ -146,7 +146,8 @@ def _example_47() -> Dataset:
 
 
 def test_gionis_tassa_example_47_cell_values():
-    """Spec §7, Tables 1–2 at eps = 0.01, n = 100."""
+    """Gionis & Tassa (TKDE 2009) Example 4.7 (§4.2) and Tables 1–2 (§4.4) at eps = 0.01, n = 100
+    (counts 97/1/1/1); the paper prints formulas in eps, the numbers were computed from them."""
     ds = _example_47()
     h = ds.hierarchies[0]
     lev1_lo, lev1_hi = h.level_intervals(1)
@@ -240,8 +241,10 @@ def test_gionis_tassa_example_49_uniform():
     ],
 )
 def test_gionis_tassa_np_reduction_vectors(rows, opt_e, opt_ne):
-    """Spec §4 property-test vectors (k = 3, n = 6, suppression hierarchies): brute-force
-    optimum over partitions into blocks of size >= 3, each block released as its closure."""
+    """Instances of the NP-hardness reduction of Gionis & Tassa (Theorem 5.2, proof in §8.3;
+    k = 3, n = 6, suppression hierarchies), one whose hypergraph has a perfect matching and one
+    without: brute-force optimum over partitions into blocks of size >= 3, each block released
+    as its closure (the optima were computed, not printed in the paper)."""
     df = pd.DataFrame(rows, columns=["c0", "c1", "c2"])
     ds = Dataset(df, quasi_identifiers=list(df.columns),
                  hierarchies={c: Hierarchy.flat([0, 1, 2], name=c) for c in df.columns})

@@ -1,8 +1,8 @@
 """Shared primitives of the local-recoding algorithms: packed hierarchies, closures and costs.
 
 A generalized record is a box ``lo <= x <= hi`` of leaf ranks (one interval per QI).
-``R + R̄`` of Tassa, Mazza & Gionis (§1.4 of the spec) and the closure of a set of records
-(Def. 3) are both "the smallest allowed interval containing an interval", i.e. the lowest
+``R + R̄`` of Tassa, Mazza & Gionis (§6.1.2) and the closure of a set of records
+(Def. 3, §4.1) are both "the smallest allowed interval containing an interval", i.e. the lowest
 common ancestor in a tree hierarchy (:meth:`ktype.data.hierarchy.Hierarchy.closure`) or the
 interval itself for an ordered attribute.
 
@@ -11,7 +11,7 @@ Costs are per generalized record and additive (Eq. 2 of the k-concealment paper)
 * ``loss_metric`` -- the Loss Metric, ``(1/r) Σ_j (|R̄(j)| - 1) / (|A_j| - 1)`` (Eq. 1);
 * ``entropy`` -- the basic entropy measure of Gionis & Tassa (Def. 4.1),
   ``(1/r) Σ_j H(X_j | R̄(j))`` with empirical frequencies of the whole original table
-  and log base 2. EM is **not monotone** (spec §2.2): cost deltas can be negative and
+  and log base 2. EM is **not monotone** (Gionis & Tassa §4.2.2): cost deltas can be negative and
   are never clamped.
 
 Both are computed in O(1) per cell from prefix sums over leaf ranks (every allowed value

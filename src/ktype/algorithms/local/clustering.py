@@ -10,7 +10,9 @@
   adapted by Gionis & Tassa (§6.4, "Algorithm B"): FOREST over the (k-1)-nearest-neighbour
   lists (weights ``w(i,j) = d({R_i, R_j})``, ties by index), then decomposition of trees
   larger than ``L = max(2k-1, 3k-3)`` into trees of size in [k, L] with Steiner copies
-  (spec variant (b): a single post-order pass). ``Π <= L·OPT`` for monotone sub-additive
+  (ktype's own single post-order pass: the paper, §6.4.2, delegates DECOMPOSE-COMPONENT to
+  Aggarwal et al. §4.2 with ``L = max(2k-1, 3k-5)``; see :func:`decompose_forest`).
+  ``Π <= L·OPT`` for monotone sub-additive
   measures on proper hierarchies (LM; EM only when entropy-monotone).
 * :func:`l_diverse_merge` -- Algorithm 8 (Appendix C): merge the least diverse cluster
   with the cluster minimizing ``w·cost_I + (1-w)·cost_D`` until every cluster has
@@ -382,7 +384,10 @@ def _forest(idx, k):
 
 def decompose_forest(out: np.ndarray, k: int) -> np.ndarray:
     """Split every tree of the forest with more than ``L = max(2k-1, 3k-3)`` records into
-    trees with sizes in ``[k, L]`` (spec variant (b), single post-order pass).
+    trees with sizes in ``[k, L]``. Gionis & Tassa (§6.4.2) delegate this step to Aggarwal et
+    al.'s DECOMPOSE-COMPONENT (their §4.2, ``L = max(2k-1, 3k-5)``), which the paper does not
+    spell out; this single post-order pass with Steiner copies is ktype's own and bounds
+    the sizes by ``3k-3`` instead.
 
     At each node x (post-order) the pending parts of its children (each < k) are batched
     in order; every batch reaching k records becomes a cluster hung on a Steiner copy of

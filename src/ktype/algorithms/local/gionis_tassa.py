@@ -1,17 +1,20 @@
 """Approximation algorithms of Gionis & Tassa, "k-Anonymization with Minimal Loss of
-Information", IEEE TKDE 21(2), 2009 (spec ``gionis-tassa_k-anonymization-minimal-information-loss.md``).
+Information", IEEE TKDE 21(2), 2009.
 
 * :func:`setcover_clusters` -- Algorithm A (§6.2-6.3): greedy weighted set cover over the
-  record subsets of sizes ``[k, 2k-1]`` (Phase 1, weight ``d(S)``, *not* ``|S|·d(S)``,
-  spec pitfall 3), then cover → partition (Phase 2). ``Π <= 2(1 + ln 2k)·OPT`` for
-  monotone measures on proper hierarchies (LM here; EM only when entropy-monotone).
+  record subsets of sizes ``[k, 2k-1]`` (Phase 1, weight ``d(S)``, *not* ``|S|·d(S)``:
+  the bound of Theorems 6.5-6.6 is for the unweighted cover cost of Eq. (16); weighting by
+  ``|S|`` would be a different, unanalysed algorithm), then cover → partition (Phase 2).
+  ``Π <= 2(1 + ln 2k)·OPT`` for monotone measures on proper hierarchies (LM here; EM only when entropy-monotone).
   Phase 1 runs in one of two exact forms of the greedy:
 
   - ``"subsets"``: lazy greedy (a heap of stale ratios; ratios never decrease) over all
     ``Σ_{s=k}^{2k-1} C(n, s)`` subsets -- only for tiny inputs;
-  - ``"boxes"``: the hierarchy-box greedy of the spec (§5.2): candidates are the boxes
+  - ``"boxes"``: a hierarchy-box greedy (ktype's, not in the paper): candidates are the boxes
     ``C ∈ Ā_1 × … × Ā_r`` holding >= k records, ratio ``d_C / min(2k-1, u_C)``; the same
-    bound holds. Needs ``Π_j |Ā_j|`` boxes.
+    bound holds: it is the exact greedy over the pairs (box ``C``, subset of its records),
+    whose cheapest cover costs what Phase 1's cheapest cover does (``d(S) <= d_C`` by
+    monotonicity, and every ``S`` occurs with its closure as ``C``). Needs ``Π_j |Ā_j|`` boxes.
 
   Inputs too large for both raise :class:`InvalidParameterError` naming the sizes.
 * Algorithm B (§6.4, ``Π <= max(2k-1, 3k-3)·OPT``) is
