@@ -9,7 +9,9 @@ posterior that released row ``j`` belongs to record ``i`` is
 
 Computing a permanent is #P-complete, which is the paper's argument for k-concealment.
 But every match lies inside one strongly connected component of Algorithm 4 and the
-number of perfect matchings factorizes over the components (spec §3.6 [D]), so the
+number of perfect matchings factorizes over the components (a perfect matching uses only
+matches, so it is one perfect matching per component; this consequence of Proposition 10
+is ktype's, the paper does not draw it), so the
 posterior of a record depends only on its own component: when components are small the
 adversary computes it exactly. :func:`match_posteriors` does that for every component of
 at most ``max_component`` records and reports larger ones as too large for exact
@@ -248,7 +250,8 @@ def match_posteriors(release: Release, max_component: int = 20, *, graph: Consis
 
     Notes
     -----
-    Tassa et al. §5.2 and spec §3.6. The prior is uniform over perfect matchings (the
+    Tassa et al. §5.2 (the factorization over components is explained in the module
+    docstring). The prior is uniform over perfect matchings (the
     paper's adversary); the result is exact, not sampled.
     """
     check_params("match_posteriors", {"max_component": max_component},

@@ -9,7 +9,7 @@ Two generators:
   is reproduced; the marginal distributions are invented (skewed, IPUMS-like) and the
   attributes are sampled **independently**.
 * :func:`artificial_kconcealment` — the artificial dataset of Tassa, Mazza & Gionis,
-  *k-Concealment* (§9; spec §6.2): six independent attributes with the paper's value
+  *k-Concealment* (§9, "Artificial data"): six independent attributes with the paper's value
   probabilities and its explicit (laminar, partly unbalanced) generalization families.
 
 All generators are vectorized (one ``Generator.choice`` per column) and take ``rng``
@@ -237,7 +237,7 @@ def census_dataset(
 
 
 # ---------------------------------------------------------------------------- k-concealment §9
-#: Value probabilities of the artificial dataset (k-concealment §9; spec §6.2), for a1, a2, ...
+#: Value probabilities of the artificial dataset (k-concealment §9, "Artificial data"), for a1, a2, ...
 ARTIFICIAL_PROBABILITIES: dict[str, list[float]] = {
     "A1": [0.7, 0.3],
     "A2": [0.3, 0.3, 0.2, 0.2],
@@ -285,8 +285,8 @@ def artificial_kconcealment(n: int = 5000, rng: RNGLike = None) -> Dataset:
     Notes
     -----
     Tassa, Mazza & Gionis, *k-Concealment: An Alternative Model of k-Type Anonymity*,
-    Trans. Data Privacy 5 (2012), §9 (spec §6.2). Assumptions not stated in the paper
-    (spec [D]): the attributes are sampled independently and the probability lists map
+    Trans. Data Privacy 5 (2012), §9, "Artificial data". Assumptions ktype makes that the
+    paper does not state: the attributes are sampled independently and the probability lists map
     to ``a1, a2, …`` in order.
     """
     n = _check_n(n, "artificial_kconcealment")

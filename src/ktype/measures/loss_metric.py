@@ -18,7 +18,8 @@ def loss_metric_cells(dataset: Dataset, lo: np.ndarray, hi: np.ndarray) -> np.nd
     ----------
     dataset : Dataset
         Gives the domain sizes ``|A_j|`` (leaf counts of the hierarchies, not the values
-        observed in the data; k-concealment spec §8 pitfall 14).
+        observed in the data: ``A_j`` in Eq. 1 of Tassa, Mazza & Gionis, TDP 2012, §4.1, is
+        the attribute's domain).
     lo, hi : array of int, shape (n, r)
         Generalized cells as leaf-rank intervals. A suppressed cell is ``[0, m−1]``.
 

@@ -5,7 +5,9 @@ original records (dataset rows) and the released rows (:mod:`ktype.models._graph
 joins ``R_i`` and ``R̄_j`` iff the released box ``R̄_j`` contains ``R_i``. They are meant
 for **local recoding**; under single-dimensional global recoding (and multidimensional
 recoding with disjoint regions) they coincide with k-anonymity, but not under overlapping
-multidimensional covers (spec §7.1 item 5).
+multidimensional covers, although the paper (end of §4.2) says they coincide under any
+global recoding: ``test_ktype_models.py::test_overlapping_multidimensional_counterexample``
+has a three-record table where they differ.
 
 Class relations (Prop. 5, 7): ``k-anonymous ⊆ (k,k) = (1,k) ∩ (k,1)`` and
 ``k-anonymous ⊆ k-concealed ⊆ (1,k)``. All four are **monotone under further
@@ -50,7 +52,8 @@ class _KTypeModel(PrivacyModel):
     """Shared flags of the k-type graph models."""
 
     per_class: ClassVar[bool] = False
-    #: preserved by any further generalization of released rows (spec §7.1 item 3)
+    #: preserved by any further generalization of released rows (enlarging a box only adds
+    #: edges to the consistency graph, so matches only grow; see the module docstring)
     monotone: ClassVar[bool] = True
     #: preserved when ``k`` decreases
     monotone_in_k: ClassVar[bool] = True

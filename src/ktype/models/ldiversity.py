@@ -8,11 +8,13 @@ Every model here can be checked in two scopes:
   al. 2007). Verdicts are per released row.
 * ``scope="matches"`` — per **original record** ``R_i`` over the multiset ``S_i`` of sensitive
   values of its *matches* (released rows lying on some perfect matching of the consistency
-  graph; ``S_i`` includes ``s_i`` itself). This is the k-concealment paper's §8 (spec §3.5,
-  §4.1): there are no classes under local recoding. Verdicts are per original record.
+  graph; ``S_i`` includes ``s_i`` itself). This is the k-concealment paper's §8 (Tassa,
+  Mazza & Gionis, TDP 2012): there are no classes under local recoding. Verdicts are per original record.
 * ``scope="auto"`` (default) — ``"matches"`` for ``recoding="local"`` or ``"freeform"``
   releases, ``"class"`` otherwise. Under single-dimensional global (full-domain) recoding and
-  partition-based multidimensional recoding the two scopes coincide (k-concealment spec §7.1).
+  partition-based multidimensional recoding the two scopes coincide (the k-concealment
+  paper, end of §4.2; not under overlapping multidimensional covers, see
+  :mod:`ktype.models.ktype_models`).
 
 Both scopes feed the same vectorized rule, :meth:`class_verdicts`, with one row per group
 (class or record): ``sizes`` = group size, ``hist`` = (groups x values) count matrix.
@@ -31,7 +33,8 @@ that were suppressed before, which can lower entropy / frequency diversity or ra
 (distinct ℓ and p-sensitivity stay monotone, since rows are only added). (ii) In match
 scope only distinct ℓ-diversity and p-sensitivity are monotone under further
 generalization (matches only grow); adding a match that carries the mode value lowers
-entropy / frequency diversity (k-concealment spec §7.1 item 3).
+entropy / frequency diversity (this follows from the match-based definitions of the
+k-concealment paper, §8; the paper does not state it).
 
 References
 ----------
@@ -141,7 +144,8 @@ class SensitiveModel(ClassModel):
         do: the model is feasible iff the whole table satisfies it. Returns
         ``(ok, message)``; the message states the best achievable value and, when
         infeasible, what to change. (In match scope the same whole-table condition is the
-        feasibility test of the k-concealment paper, §8 / spec pitfall 12.)
+        feasibility test for the match-based models of the k-concealment paper, §8: the
+        multiset ``S_i`` of a record's matches is at best the whole table's.)
         """
         col, sizes, hist = self._table_hist(dataset)
         ok = bool(self.class_verdicts(sizes, hist, dataset)[0])
@@ -502,7 +506,8 @@ class FrequencyLDiversity(SensitiveModel):
     ``l = num/den`` read by :func:`as_fraction` (so ``l=1.1`` means 11/10 exactly).
 
     Preserved under merging: ``div(A ∪ B) >= (|A|+|B|)/(f_A+f_B) >= min(div A, div B)``
-    (the mediant). Not monotone in match scope (k-concealment spec §7.1).
+    (the mediant). Not monotone in match scope (adding a match that carries the mode
+    lowers it).
 
     Parameters
     ----------

@@ -137,7 +137,7 @@ def test_artificial_shape_and_hierarchies():
     heights = [h.height for h in ds.hierarchies]
     assert heights == [1, 2, 2, 3, 3, 3]
     a5, a6 = ds.hierarchy("A5"), ds.hierarchy("A6")
-    # spec §6.2: A6 unbalanced, a4/a5 at depth 3 and a1..a3 at depth 2; A5: a5, a10 under the halves
+    # k-concealment §9: A6 unbalanced, a4/a5 at depth 3 and a1..a3 at depth 2; A5: a5, a10 under the halves
     assert {v: int(a6.leaf_depth[a6.rank_of(v)]) for v in ["a1", "a2", "a3", "a4", "a5"]} == {
         "a1": 2, "a2": 2, "a3": 2, "a4": 3, "a5": 3,
     }

@@ -449,9 +449,10 @@ def _adult_full_domain(n: int, levels, sensitive=("salary-class",)):
 
 
 def test_adult_full_domain_class_and_match_scopes_agree():
-    """Under full-domain recoding the matches of a record are exactly its class (k-concealment
-    spec §7.1 item 4), so both scopes give the same verdict per record; and class-scope
-    distinct counts equal a pandas groupby on the published table."""
+    """Under full-domain recoding the matches of a record are exactly its class (Tassa, Mazza &
+    Gionis, TDP 2012, end of §4.2: under global recoding the k-type models coincide), so both
+    scopes give the same verdict per record; and class-scope distinct counts equal a pandas
+    groupby on the published table."""
     rel = _adult_full_domain(3000, [1, 2, 1, 1, 2, 2, 1, 1])
     models = [DistinctLDiversity(2), EntropyLDiversity(1.3), RecursiveCLDiversity(2, 2), FrequencyLDiversity(1.2),
               PSensitivity(2), TCloseness(0.15), TCloseness(0.1, distance="ordered")]

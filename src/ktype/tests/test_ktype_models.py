@@ -1,8 +1,9 @@
 """Fixtures of the k-concealment paper (Tassa, Mazza & Gionis 2012) for the k-type checkers.
 
-Spec ``tassa-mazza-gionis_k-concealment.md`` §7.1–§7.4: Table 1, the Appendix A separation
-fixtures (with the corrected ``g_(k,k)`` indices), Figures 2–4, the overlapping
-multidimensional counter-example, and the suppression convention of ``_graph``.
+Table 1 (§1.1), the Appendix A separation fixtures of Proposition 5 and 7 (with the
+``g_(k,k)`` indices corrected: the printed row ``i`` = ``F \\ {i}`` does not contain ``R_i``),
+Figures 2–4 (§5.1, §6.2.1), an overlapping multidimensional counter-example to the remark at
+the end of §4.2, and the suppression convention of ``_graph``.
 
 How the fixtures' generalized *sets* become released *boxes*: single-attribute fixtures use
 an ``ordered`` domain whose order makes every needed set an interval (e.g. Ω4 orders the
@@ -205,7 +206,7 @@ def test_appendix_a_omega3(k):
 
 def test_appendix_a_omega3_fails_for_k2():
     F = _F(2)
-    rel = interval_release(F, [F[:1]] + [F] * 2, F)  # the paper's example at k = 2 (spec §8 pitfall 2)
+    rel = interval_release(F, [F[:1]] + [F] * 2, F)  # Appendix A's example at k = 2: it needs k >= 3
     assert match_counts(rel)[0] == 1 and not KConcealment(2).check(rel).satisfied
 
 
@@ -275,7 +276,9 @@ def test_figure4_four_cycle_but_unique_matching():
 
 
 def test_overlapping_multidimensional_counterexample():
-    """Spec §7.1 item 5: D = [1, 1, 2], g = [{1,2}, {1,2}, {2}], k = 2."""
+    """Overlapping multidimensional global recoding, where the k-type models do not coincide
+    with k-anonymity (contrary to the remark at the end of §4.2): D = [1, 1, 2],
+    g = [{1,2}, {1,2}, {2}], k = 2 (ktype's fixture, not the paper's)."""
     rel = interval_release([1, 1, 2], [[1, 2], [1, 2], [2]], [1, 2])
     assert memberships(rel, 2) == {"A": False, "1k": True, "k1": False, "kk": False, "C": False}
     np.testing.assert_array_equal(match_counts(rel), [2, 2, 1])

@@ -1,4 +1,5 @@
-"""Property tests of the k-type checkers against brute force (spec §7.1, §7.5 item 1).
+"""Property tests of the k-type checkers against brute force (Tassa, Mazza & Gionis, TDP 2012:
+Propositions 5 and 7, the remark at the end of §4.2, Algorithm 4 and Proposition 10 of §6.2.1).
 
 Random tiny tables (n <= 7) with random local generalizations: the type-compressed,
 flow-based Algorithm 4 must agree with the enumeration of all perfect matchings
@@ -155,7 +156,8 @@ def test_class_inclusions(rel):
 @SETTINGS
 @given(tiny_releases(), st.data())
 def test_monotone_under_further_generalization(rel, data):
-    """Spec §7.1 item 3: enlarging released boxes keeps (1,k), (k,1), (k,k), C^k; matches only grow."""
+    """Enlarging released boxes keeps (1,k), (k,1), (k,k), C^k; matches only grow (it only adds
+    edges to the consistency graph, so every perfect matching survives)."""
     sizes = rel.dataset.domain_sizes
     lo, hi = rel.lo.copy(), rel.hi.copy()
     for j in range(rel.n):
@@ -174,7 +176,8 @@ def test_monotone_under_further_generalization(rel, data):
 @SETTINGS
 @given(st.integers(2, 6), st.integers(1, 3), st.data())
 def test_single_dimensional_global_recoding_all_models_coincide(n, k, data):
-    """Spec §7.1 item 4: with a partition per attribute and R̄_i = g(R_i), all five classes coincide."""
+    """With a partition per attribute and R̄_i = g(R_i) (single-dimensional global recoding),
+    all five classes coincide (the remark at the end of §4.2)."""
     r = data.draw(st.integers(1, 2))
     m = [data.draw(st.integers(1, 5)) for _ in range(r)]
     X = np.array([[data.draw(st.integers(0, mc - 1)) for mc in m] for _ in range(n)])

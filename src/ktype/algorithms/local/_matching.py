@@ -16,8 +16,8 @@ distinct generalized record ``g`` with arcs ``u_y -> g`` (``R_y ∈ g``) and ``g
 ``u_j -> g(j) -> u_j`` (``R_j ∈ R̄_j``), which create no cycle between distinct records, so
 the SCCs restricted to U are those of H. Groups whose last member left stay as sinks.
 
-Dynamic update (spec §5.4, the erratum the implementation must handle)
----------------------------------------------------------------------
+Dynamic update (where the paper's §6.2.2 is wrong: Step 8 of Algorithm 5 adds many arcs)
+-----------------------------------------------------------------------------------------
 When Algorithm 5 generalizes ``R̄_i`` further, *every* record newly consistent with the
 enlarged ``R̄_i`` adds an arc into ``u_i`` -- not only ``u_{j*}`` as the paper says. All new
 arcs end at ``u_i``, hence ``Fwd_new(i) = Fwd_old(i)`` and the only component that changes
@@ -443,7 +443,7 @@ def _push(buf, c, v):
 def ordered_merge(i, new_src, comp, pos, size, out_head, arc_next, arc_g, mem_head, mem_next, rstamp, gstamp, lstamp, s):
     """Update SCC labels and the topological order after arcs ``x -> u_i`` (x in ``new_src``).
 
-    Every new arc ends at ``u_i`` (spec §5.4). Let ``L = pos(SCC(i))`` and ``T`` the SCCs of
+    Every new arc ends at ``u_i`` (see "Dynamic update" above). Let ``L = pos(SCC(i))`` and ``T`` the SCCs of
     the new sources with a larger position (arcs from smaller positions respect the order
     and change nothing); ``U = max pos(T)``. Every node on a new cycle lies on a path from
     i to a source of T, so it has a position in ``[L, U]``: a forward search from i expands

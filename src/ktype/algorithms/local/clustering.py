@@ -4,7 +4,8 @@
   (ICDE 2008), the k-anonymity baseline of the k-concealment paper (§9). Distance used
   here: the increase of the total information loss caused by merging,
   ``dist(A, B) = |A∪B|·d(A∪B) - |A|·d(A) - |B|·d(B)`` with ``d(S) = c(closure(S))``
-  (one of the distances of [19]; spec §5.10). Clusters reaching size k leave the active
+  (ktype's choice: the k-concealment paper, §9, uses this baseline, its reference [19],
+  without restating its distance). Clusters reaching size k leave the active
   pool; the < k leftover records join the output cluster whose loss grows least.
 * :func:`forest_clusters` -- the forest algorithm of Aggarwal et al. (ICDT 2005) as
   adapted by Gionis & Tassa (§6.4, "Algorithm B"): FOREST over the (k-1)-nearest-neighbour
@@ -534,7 +535,8 @@ def l_diverse_merge(problem: Problem, labels: np.ndarray, s: np.ndarray, l: floa
     minimizing ``w·cost_I + (1-w)·cost_D`` where ``cost_I`` is the increase of the average
     loss ``(|C∪C_m| d(C∪C_m) - |C| d(C) - |C_m| d(C_m)) / n`` and
     ``cost_D = max(ℓ - div(C ∪ C_m), 0)`` (Eq. 9). Clusters only grow, so k-anonymity is
-    kept. The union's diversity is at least the mediant of the two (spec §5.8).
+    kept. The union's diversity is at least the mediant of the two,
+    ``(|A|+|B|) / (f_A+f_B) >= min(div A, div B)`` (Appendix C calls it a convex combination).
 
     Raises
     ------
