@@ -20,8 +20,8 @@ the audit's: the original table, the parsed release, the matching, the model che
     in scipy's maximum flow: the audit's cost follows the consistency graph's size.)
 ``freeform``
     a freeform release with partitions, built directly the way partition-based freeform
-    algorithms shape it (spec §3.6): records sorted by their QIs, cut into partitions of
-    P = 150, and in each partition record ``i``'s box is the union (ranges; value sets on the
+    algorithms shape it (Doka et al., ASIA CCS 2015, §8.1): records sorted by their QIs,
+    cut into partitions of P = 150, and in each partition record ``i``'s box is the union (ranges; value sets on the
     6 categorical columns) of records ``i .. i+k-1`` (cyclically): a k-regular
     generalization graph, k = 10. Model ``FreeformKAnonymity(10)``, re-run from the file
     (set-aware consistency graph, matches on perfect matchings).

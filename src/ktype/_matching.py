@@ -1,7 +1,8 @@
 """Maximum bipartite matching (Hopcroft & Karp 1973) in O(E·√V), compiled.
 
 ktype needs perfect matchings in two places: the random decomposition of a freeform
-generalization graph into k disjoint perfect matchings (Doka et al., spec §3.5 option B)
+generalization graph into k disjoint perfect matchings (Doka et al., ASIA CCS 2015, §2.2;
+``ktype.algorithms.freeform._prep.random_decomposition``)
 and the record-level consistency graph of the checkers (Algorithm 4 of Tassa et al.).
 Both used ``scipy.sparse.csgraph.maximum_bipartite_matching``. Its depth-first phase never
 marks a vertex whose subtree failed to reach a free column (scipy issue #26147, open as of

@@ -2,7 +2,8 @@
 
 Freeform generalization publishes, for every record, its own box: a range ``[l, u]`` on a
 numeric attribute and an arbitrary **set of values** on a categorical one (``{Married,
-Divorced}``); no hierarchy is involved (spec §0, §1.1). The interval-of-leaf-ranks
+Divorced}``); no hierarchy is involved (Doka et al. §3, Eqs. 1-2: a categorical cell is a set
+of values whose cost counts them). The interval-of-leaf-ranks
 representation of :class:`~ktype.release.Release` cannot hold a set such as ``{0, 5}``, so
 :class:`FreeformRelease` extends it additively:
 

@@ -78,7 +78,8 @@ def ncp_cells(
     * Numeric attribute (Eq. 1): ``(u − l) / (U − L)`` where ``[l, u]`` are the smallest
       and largest domain values inside the cell (leaves need not be in value order) and ``[U, L]`` the attribute's range.
       With ``numeric_range="data"`` (default) ``L, U`` are the min/max of the original
-      data (the spec's data-range normalisation, freeform spec §1.7, P6); with
+      data (Eq. 1 takes the domain's, but Table 1 of Doka et al. declares no domain; the
+      data's range, computed once from the whole input, reproduces its GCP); with
       ``"domain"`` the min/max of the hierarchy's leaves. Cell bounds are clipped to
       ``[L, U]``, so a suppressed cell costs exactly 1.
     * Categorical attribute (Eq. 2): ``(count − 1) / (|A_j| − 1)`` with ``count`` the
@@ -223,8 +224,9 @@ def perimeter(release: Release, *, tight: bool = False) -> float:
                \\qquad \\text{perimeter} = \\sum_G h_p(G)
 
     (transparent anonymization paper, Eq. 4). The normalizer ``max{A_i} − min{A_i}`` is
-    the extent of the original data, computed once from the whole input (spec §4.0
-    recommendation); a zero extent drops the term. Attributes whose values are not
+    the extent of the original data, computed once from the whole input (the paper leaves
+    open whether it is the domain's or the table's; either depends on QIs only, so either
+    keeps transparency); a zero extent drops the term. Attributes whose values are not
     numbers use leaf ranks over ``[0, m−1]``.
 
     Parameters

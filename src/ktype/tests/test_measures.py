@@ -318,7 +318,9 @@ def test_freeform_table1_boxes_are_tight():
 
 
 def test_freeform_table1_gcp():
-    """Freeform spec §1.7: GCP = (85/31 + 143/39)/16 = 0.4005376344 (data-range normalisation)."""
+    """Doka et al. Table 1 (§1): GCP = (85/31 + 143/39)/16 = 0.4005376344 with the data's range
+    as normalizer (computed from the printed boxes; the paper prints no GCP and declares no
+    domain for this example)."""
     ds, rel = _freeform()
     assert M.gcp(rel) == pytest.approx(0.4005376344, abs=1e-10)
     assert M.gcp(rel, numeric_range="domain") == pytest.approx(0.4005376344, abs=1e-10)

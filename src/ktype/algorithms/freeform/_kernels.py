@@ -1,4 +1,4 @@
-"""Compiled kernels of the freeform heuristics (Doka et al. §3-6).
+"""Compiled kernels of the freeform heuristics (Doka et al., ASIA CCS 2015, §5-7).
 
 One *block* is a contiguous run of rows of the lexicographically sorted table (the whole
 table, or one partition of §8.1). Per block the state of each post-image ``T_j`` is its
@@ -6,8 +6,8 @@ current box: ``lo, hi`` (numeric columns, values scaled by ``1/(U-L)`` so that w
 NCPs) and a bit set per categorical column. ``post[i, t]`` / ``pre[j, t]`` hold the edges
 chosen by iteration ``t`` (block-local indices); iteration 0 is the identity.
 
-Edge weight (spec §3.0, derived from Eqs. 1-3): the increase of ``T_j``'s NCP sum if ``q_i``
-joins it, ``Σ_num (max(hi, x) − min(lo, x) − (hi − lo)) + Σ_cat [x ∉ Set_j]/(|A|−1)``.
+Edge weight (§5, the "redefined" weight, written out from Eqs. 1-3): the increase of
+``T_j``'s NCP sum if ``q_i`` joins it, ``Σ_num (max(hi, x) − min(lo, x) − (hi − lo)) + Σ_cat [x ∉ Set_j]/(|A|−1)``.
 Every ``T_j`` gains exactly one pre-image per iteration, so the weights computed at the
 start of an iteration are exact for it and the final GCP is the sum of the selected weights
 divided by ``d·n``.

@@ -1,7 +1,9 @@
 """Shared shell of the freeform algorithms: encoding, lexicographic order, partitions,
 boxes from a generalization graph, randomized true assignment, and the release.
 
-Doka et al. §3.0-3.1, §3.5-3.6 of the spec. Everything here is vectorized.
+Doka et al., ASIA CCS 2015: the outer shell shared by §5-7 (lexicographic order, §5), tight
+boxes (§3), the uniform choice of the true assignment among k random disjoint assignments
+(§2.2) and the partitions of §8.1. Everything here is vectorized.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def model_k(models: Sequence[PrivacyModel], algo: str) -> int:
 
 @dataclass
 class Problem:
-    """A dataset encoded for the freeform kernels, rows in lexicographic order (§3.1).
+    """A dataset encoded for the freeform kernels, rows in lexicographic order (§5).
 
     Attributes
     ----------
@@ -76,7 +78,7 @@ class Problem:
         X = np.asarray(dataset.X)
         n, r = X.shape
         sizes = np.asarray(dataset.domain_sizes, dtype=np.int64)
-        # §3.1: attributes from lowest to highest cardinality (ties: column order); rows
+        # §5: attributes from lowest to highest cardinality (ties: column order); rows
         # with equal QIs ordered by their other values, so the order depends on content only
         rank = np.argsort(sizes, kind="stable")
         keys = [X[:, j] for j in rank]
@@ -104,7 +106,7 @@ class Problem:
 
 
 def blocks(n: int, partition_size: int | None) -> np.ndarray:
-    """Block boundaries (§3.6): equal consecutive segments of the sorted order, each of at
+    """Block boundaries (§8.1): equal consecutive segments of the sorted order, each of at
     least ``partition_size`` rows (the remainder is spread over the blocks)."""
     if partition_size is None or partition_size >= n:
         return np.array([0, n], dtype=np.int64)
@@ -135,7 +137,7 @@ def check_block_sizes(starts: np.ndarray, k: int, algo: str, *, greedy: bool, de
 
 
 def cells_from_preimages(p: Problem, pre: np.ndarray, *, include_self: bool = False):
-    """Tight boxes (spec §1.6): per box ``j`` (sorted position), the range / value set of its
+    """Tight boxes (§3): per box ``j`` (sorted position), the range / value set of its
     pre-images ``pre[j]`` (sorted positions) — plus ``j`` itself if ``include_self``.
 
     Returns ``(cell_lo, cell_hi, value_sets)`` in sorted order (leaf ranks).
@@ -157,7 +159,10 @@ def cells_from_preimages(p: Problem, pre: np.ndarray, *, include_self: bool = Fa
 def random_decomposition(pre: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Split a k-regular bipartite graph into k disjoint perfect matchings at random.
 
-    Spec §3.5 option B: per round, relabel both sides with a secret random permutation,
+    Doka et al. (§2.2) defer the randomization to Wong et al.'s random-walk cycle extraction;
+    ktype uses a simpler decomposition that also yields k disjoint perfect matchings drawn
+    with secret randomness: per round, relabel both sides with a secret
+    random permutation,
     find a perfect matching (Hopcroft-Karp, :mod:`ktype._matching`; scipy's takes
     exponential time on the layered graphs of few attributes), remove it. A
     ``t``-regular bipartite graph always has one (Hall), so every round succeeds.
@@ -201,7 +206,7 @@ def publish(
     *,
     include_self: bool = False,
 ) -> FreeformRelease:
-    """Boxes from the graph, a secret uniformly chosen true assignment, the release (§3.5).
+    """Boxes from the graph, a secret uniformly chosen true assignment, the release (§2.2).
 
     The construction assignments (identity + iterations) are never used for publication:
     the k-regular graph is re-decomposed at random and one of the k matchings, chosen

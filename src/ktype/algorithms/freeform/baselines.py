@@ -1,15 +1,17 @@
 """Baselines of the freeform paper's experiments (Doka et al. §8): NH and minCostFlow.
 
 * **NH** — the ring generalization of Wong et al. (SIGMOD 2010) on partitions of size
-  ``k..2k−1``. The freeform paper only sketches it (spec §5.1, §5.4), so this is a
-  **reconstruction**: the lexicographically sorted table (§3.1) is cut into consecutive
-  segments of ``k..2k−1`` rows (``n // k`` equal segments); inside a segment of ``m`` rows
-  (in sorted order) box ``j`` covers records ``j, j+1, ..., j+k−1 (mod m)``. Every record
+  ``k..2k−1``. The freeform paper only sketches it (§8: ring generalization, Fig. 1b, on
+  partitions of size ``k..2k−1``), so this is a **reconstruction**: the lexicographically
+  sorted table (§5) is cut into consecutive segments of ``k..2k−1`` rows (``n // k`` equal
+  segments); inside a segment of ``m`` rows (in sorted order) box ``j`` covers records ``j, j+1, ..., j+k−1 (mod m)``. Every record
   lies in exactly ``k`` boxes, so the graph is k-regular (a "ring", Fig. 1b); the true
   assignment is drawn like for every freeform method. Wong et al.'s own partitioning
   ("more demanding", not described in the paper) is not reproduced.
 * **minCostFlow** — "the min-cost network-flow solver, minimizing the sum of edge weights
-  of the original complete graph" (§8). Spec §2.5/P8: the identity is fixed and a
+  of the original complete graph" (§8). The paper does not say whether self-edges are
+  forced; its explanation of why the baseline is optimal at k = 2 (§8.2: the first
+  assignment is the self-assignment) assumes they are, so here the identity is fixed and a
   ``(k−1)``-regular 0/1 flow on the off-diagonal edges minimizes ``Σ w⁰(i, j)``, where
   ``w⁰(i, j)`` is the NCP sum of recasting ``q_j`` as ``{q_i, q_j}``. The constraint matrix
   is totally unimodular, so the LP (``scipy.optimize.linprog``, HiGHS dual simplex, no
@@ -111,7 +113,7 @@ def freeform_nh(dataset: Dataset, models: Sequence[PrivacyModel], *, rng: np.ran
     reference=REFERENCE + ", §8 (minCostFlow)",
 )
 def freeform_mincostflow(dataset: Dataset, models: Sequence[PrivacyModel], *, rng: np.random.Generator) -> Release:
-    """minCostFlow baseline (Doka et al. §8; identity fixed, spec P8). Tables of at most 3000
+    """minCostFlow baseline (Doka et al. §8; identity fixed, see the module docstring). Tables of at most 3000
     rows (n² LP variables); optimal GCP at k = 2 only."""
     k = model_k(models, "freeform_mincostflow")
     if dataset.n > MCF_LIMIT:

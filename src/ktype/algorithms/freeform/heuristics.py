@@ -1,11 +1,11 @@
 """Greedy, SortGreedy and Hungarian freeform generalization (Doka et al. §5-7).
 
-All three share the outer shell of §3.0 (spec): rows in lexicographic order (§3.1), the
-identity as iteration 1, then ``k − 1`` iterations that each add one perfect matching of
+All three share the outer shell the paper describes in §5 and reuses in §6-7: rows in
+lexicographic order (§5), the identity as iteration 1, then ``k − 1`` iterations that each add one perfect matching of
 post-images to pre-images, avoiding the edges already used, by the current edge weights
 (the GCP increase of extending ``T_j``'s box with ``q_i``). The result is a k-regular
 generalization graph; each box is the tight range / value set of its ``k`` pre-images.
-The published true assignment is drawn afresh (§3.5, :func:`._prep.publish`). With
+The published true assignment is drawn afresh (§2.2, :func:`._prep.publish`). With
 ``partition_size`` the sorted table is cut into consecutive blocks that are processed
 independently and in parallel (§8.1); the union graph is still k-regular and the release
 is verified as one.
@@ -84,7 +84,7 @@ def build_graph(
     """The k-regular generalization graph: ``pre`` (n, k) pre-images per box (sorted
     positions) and the per-iteration cost sums (selected weights, in NCP units).
 
-    Blocks are independent (§3.6): Greedy and SortGreedy run them in a numba ``prange``,
+    Blocks are independent (§8.1): Greedy and SortGreedy run them in a numba ``prange``,
     Hungarian in a thread pool of ``workers`` threads (default :func:`hungarian_workers`)
     over contiguous chunks of blocks. Each block's result does not depend on the others or on
     the scheduling, so the graph is identical to the sequential one.
@@ -180,7 +180,8 @@ def freeform_greedy(
         Process consecutive blocks of this many rows (at least) independently (§8.1; the
         paper uses 250 for Greedy). Needs ``k <= (partition_size + 2) / 2`` (Theorem 5.2).
     symmetric : bool
-        The reciprocal variant (§2.2, spec §3.7): **not implemented** (raises
+        The reciprocal variant (§2.2 says the algorithms "can be tuned" to it, without
+        details): **not implemented** (raises
         ``NotImplementedError``; the same option of SortGreedy and Hungarian too).
     candidates : int, optional
         Candidate pruning (not in the paper): first look only at post-images within this
@@ -207,7 +208,7 @@ def freeform_sortgreedy(
     """Freeform k-anonymization by SortGreedy (Doka et al. §6, Algorithm 2).
 
     Per iteration all available edges are scanned by ascending weight (stable: ties by
-    record position, then post-image position; the paper leaves ties open, P10) and an edge
+    record position, then post-image position; the paper leaves ties open) and an edge
     is kept when both ends are free; left-over records are resolved by one swap with their
     nearest lexicographic neighbours (pos−1, pos+1, pos−2, ...). O(k n² log n) time, O(n²)
     memory per block (blocks above 6000 rows are refused: pass ``partition_size``; the paper
