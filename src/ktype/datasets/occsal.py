@@ -1,5 +1,5 @@
 """OCC and SAL: synthetic stand-ins for the two IPUMS extracts of Xiao, Tao & Koudas (TODS
-2010, §6.1, Tables XII and XIV), and a reader for the real files.
+2010, §4.1, Tables XII and XIV), and a reader for the real files.
 
 Schema (Table XII domain sizes): quasi-identifiers Age (79 values), Gender (2), Education
 (17), Birthplace (57); sensitive attribute Occupation (50 values, OCC) or Income (50, SAL).
@@ -30,8 +30,10 @@ domain ends, which range queries rarely cover.) Everything
 else about IPUMS (marginals, QI-QI dependence) is invented: results on this data are
 comparable to the paper's only in trend.
 
-Scalability data (the paper's Fig. 14): :func:`occ_sal` with ``copies=c`` tiles the table c
-times with fresh distinct tuple ids (spec §6.3: copies need distinct ids).
+Scalability data (the paper's §4.3, Fig. 14: n/600k copies of OCC or SAL): :func:`occ_sal`
+with ``copies=c`` tiles the table c times with fresh distinct tuple ids, because the copies
+have identical QIs and the transparent algorithms break ties by id
+(docs/design/transparency.md R4).
 """
 
 from __future__ import annotations
@@ -135,8 +137,8 @@ def occ_sal_dataset(df: pd.DataFrame, sensitive: str | None = None, *, name: str
 
 def read_occ_sal(path: str | Path, kind: Literal["occ", "sal"] = "occ") -> pd.DataFrame:
     """Read a real OCC or SAL file as distributed with the m-invariance paper: space-separated
-    lines ``tuple-id age gender education birth-place omit omit omit <occupation|salary>``
-    (spec §6.1). The sensitive column is named ``occupation`` (OCC) or ``income`` (SAL), as
+    lines ``tuple-id age gender education birth-place omit omit omit <occupation|salary>``.
+    The sensitive column is named ``occupation`` (OCC) or ``income`` (SAL), as
     in :func:`occ_sal`; CSV files with those column names are read as they are."""
     path = Path(path)
     if not path.exists():

@@ -21,7 +21,7 @@ gcp(release, *, numeric_range="data", numeric=None)    GCP, freeform Eq. 3, in [
 perimeter(release, *, tight=False)                     transparent anonymization Eq. 4
 classification_metric(release, *, label)               CM (Iyengar)
 kl_divergence(release, *, base=2.0)                    KL(original ‖ max-entropy estimate)
-range_query_error(release, *, qd, selectivity, queries, seed)  mean relative error of range-count queries (transparent §6)
+range_query_error(release, *, qd, selectivity, queries, seed)  mean relative error of range-count queries (transparent §4.1)
 
 Per-cell costs for algorithms (shape ``(n, r)``; ``lo``/``hi`` are leaf-rank intervals)
 -------------------------------------------------------------------------------------

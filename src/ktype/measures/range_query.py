@@ -1,5 +1,5 @@
-"""Range-count query error (Xiao, Tao & Koudas, TODS 2010, §6 "utility"; spec §5), usable on
-every ktype release.
+"""Range-count query error (Xiao, Tao & Koudas, TODS 2010, §4.1, the utility measure of their
+experiments), usable on every ktype release.
 
 A query counts the records whose sensitive value and ``qd − 1`` randomly chosen
 quasi-identifiers fall in random intervals::
@@ -8,15 +8,17 @@ quasi-identifiers fall in random intervals::
 
 Each interval covers ``L = max(1, round(s^{1/qd} · |dom(A)|))`` consecutive domain values
 (leaf ranks; ``|dom(A)|`` = the attribute's number of distinct values), starting uniformly
-in ``[0, |dom(A)| − L]``; the QIs are drawn uniformly without replacement (spec §5.2
-recommendations for the paper's ambiguities A3). The expected selectivity is about ``s``.
+in ``[0, |dom(A)| − L]``; the QIs are drawn uniformly without replacement. The paper says
+only "a random interval on A, enclosing a fraction s^{1/qd} of the values in A"; the
+length, rounding and start are ktype's reading. The expected selectivity is about ``s``.
 
 The answer on a release assumes records are spread uniformly over the integer points of
-each published interval (LeFevre et al. 2006's estimate; discrete form, spec §5.3)::
+each published interval ("the approximation technique in [LeFevre et al. 2006a]"; ktype
+uses its discrete form, counting integer points)::
 
     est = Σ_rows [value ∈ I_s] · Π_i |I_i ∩ cell_i| / |cell_i|
 
-and the relative error is ``|act − est| / max(act, δ)`` with ``δ = 0.5% · n`` (§5.4). Suppressed
+and the relative error is ``|act − est| / max(act, δ)`` with ``δ = 0.5% · n`` (§4.1). Suppressed
 rows hold the whole domain, so they count as fully generalized; releases that alter
 sensitive values (Mask) are evaluated with the published values. The workload error is
 the mean over the queries.
@@ -65,7 +67,7 @@ class RangeWorkload:
 
 def range_query_workload(dataset: Dataset, *, qd: int | None = None, selectivity: float = 0.06, queries: int = 1000,
                          seed: int = 0, sensitive: str | None = None) -> RangeWorkload:
-    """Draw a seeded workload (spec §5.2).
+    """Draw a seeded workload (Xiao, Tao & Koudas §4.1; the interval rule in the module docstring).
 
     Parameters
     ----------
@@ -178,7 +180,7 @@ def actual_answers(dataset: Dataset, workload: RangeWorkload) -> np.ndarray:
 
 
 def range_query_errors(release: Release, workload: RangeWorkload) -> np.ndarray:
-    """Relative error of every query of ``workload`` on ``release`` (spec §5.3-5.4)."""
+    """Relative error of every query of ``workload`` on ``release`` (Xiao, Tao & Koudas §4.1)."""
     ds = release.dataset
     col = workload.sensitive
     m_s = len(ds.sensitive_values[col])
@@ -192,7 +194,7 @@ def range_query_errors(release: Release, workload: RangeWorkload) -> np.ndarray:
 @measure(
     "range_query_error",
     summary="Mean relative error of 1,000 random range-count queries (uniform estimate in each cell)",
-    reference="Xiao, Tao & Koudas, Transparent Anonymization, §6 (after LeFevre et al. 2006)",
+    reference="Xiao, Tao & Koudas, Transparent Anonymization, §4.1 (after LeFevre et al. 2006)",
 )
 def range_query_error(release: Release, *, qd: int | None = None, selectivity: float = 0.06, queries: int = 1000,
                       seed: int = 0) -> float:

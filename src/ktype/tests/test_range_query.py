@@ -1,4 +1,4 @@
-"""Range-count query error (transparent anonymization §6; spec §5) and the Mask baseline."""
+"""Range-count query error (Xiao, Tao & Koudas, TODS 2010, §4.1) and the Mask baseline."""
 
 from __future__ import annotations
 

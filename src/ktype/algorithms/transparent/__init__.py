@@ -1,13 +1,14 @@
 """Transparent ℓ-diversity algorithms: Tailor, Ace and Hybrid (Xiao, Tao & Koudas,
 "Transparent anonymization: thwarting adversaries who know the algorithm", ACM TODS 35(2),
-2010, §4-6; spec ``xiao-tao-koudas_transparent-anonymization.md`` §4).
+2010, §3-4).
 
 All three publish the MBR of each group (the paper's generalization function f) and are
 **transparent**: an adversary who knows the algorithm, ℓ and the external source still has
 posterior risk ≤ 1/ℓ on every individual (Theorems 1-3; checked exactly on tiny tables by
 :class:`ktype.models.transparent.TransparentLDiversity` with ``method="exact"``).
 
-Shared conventions (spec §4.0, pitfalls §8.1):
+Shared conventions (the perimeter of §3, Eq. 4; the rules that keep them transparent are in
+docs/design/transparency.md):
 
 * **Perimeter** ``h_p(G) = |G|·Σ_i (max−min)/ext_i`` with the extents of the *whole input*
   (also inside Hybrid's per-leaf Ace calls). Numeric integer QIs use their values, other
@@ -15,13 +16,13 @@ Shared conventions (spec §4.0, pitfalls §8.1):
   ``n·d·Π ext_i < 2^62``, else in floating point.
 * **Public tie-break key A^id**: the identifier column(s), sorted; rows with equal (or no)
   identifiers are ordered by a *secret* uniformly random permutation drawn from ``rng``
-  (never the input row order, pitfall P4). A mixture of transparent algorithms over
+  (never the input row order: rule R4). A mixture of transparent algorithms over
   data-independent random orders is transparent, so this keeps the guarantee when the
   table has no identifier. With distinct identifiers Tailor is deterministic.
 * **Assign's draws** use a second, independent secret permutation (uniform draws without
-  replacement, independent of QIs: pitfall P2); value ties follow the sorted value domain
-  (P6).
-* **Output**: rows in canonical order (sorted by box, then sensitive value; §4.4, P5);
+  replacement, independent of QIs: rule R2); value ties follow the sorted value domain
+  (R6).
+* **Output**: rows in canonical order (sorted by box, then sensitive value; R5);
   hierarchical QIs publish the lowest common ancestor of the group's values (a QI-only
   function, so transparency is kept). The release is labelled ``multidimensional``
   (partition-based: each published box is one group's MBR; boxes may coincide or overlap,
@@ -104,8 +105,9 @@ class Prepared:
 def perimeter_coordinates(dataset: Dataset, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Coordinates ``W[j, rank]`` and multipliers ``M[j]`` such that the normalized width
     ``(max−min)/ext_j`` of dimension j times ``Π ext`` is ``M[j]·(W[j, hi] − W[j, lo])``
-    (spec §4.0 "Exactness"; ext = the extents of the whole input). Integers when
-    ``n·d·Π ext < 2^62``, else floats with ``M = 1`` (``W`` then normalized by ext).
+    (exact comparison reproduces the paper's ties; ext = the extents of the whole input,
+    docs/design/transparency.md R7). Integers when ``n·d·Π ext < 2^62``, else floats with
+    ``M = 1`` (``W`` then normalized by ext).
     """
     from ...models.transparent import qi_coordinates
 
@@ -175,7 +177,7 @@ def _release(dataset: Dataset, p: Prepared, group: np.ndarray, n_groups: int, na
         if h.is_tree:
             lo[:, j], hi[:, j] = h.closure(lo[:, j], hi[:, j])
     # one class id per distinct published box: groups that share a box must not stay
-    # apart in the row order (the group structure is not part of T*, pitfall P5)
+    # apart in the row order (the group structure is not part of T*; docs/design/transparency.md R5)
     box_id, _ = group_rows(lo, hi)
     prov = {
         "algorithm": name,
@@ -197,10 +199,10 @@ _REF = "Xiao, Tao, Koudas, Transparent anonymization, ACM TODS 35(2) 2010"
     randomized=True,
     combinable=False,
     description="Transparent ℓ-diversity by top-down canonical ℓ-cuts (kd-tree-like splitting).",
-    reference=_REF + ", §4.1 Fig. 3",
+    reference=_REF + ", §3.1 Fig. 3",
 )
 def tailor(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random.Generator) -> Release:
-    """Tailor: split every 2ℓ-diverse group by its canonical ℓ-cut (paper §4.1, Fig. 3).
+    """Tailor: split every 2ℓ-diverse group by its canonical ℓ-cut (paper §3.1, Fig. 3).
 
     An ℓ-cut of G on A_i is a prefix of G sorted by (A_i, id) with both sides at least
     ℓ·c tuples (c = G's largest value count, the only sensitive information a decision
@@ -209,7 +211,7 @@ def tailor(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random
 
     Guarantee: transparent ℓ-diversity (Theorem 1 via Lemmas 2-3). Deterministic given
     the public identifier order; ``rng`` only orders rows without a distinct identifier
-    (secretly). Complexity O(d²·n·depth) after d sorts (worst case O(n²), paper §4.1).
+    (secretly). Complexity O(d²·n·depth) after d sorts (worst case O(n²), paper §3.1).
     Deviation: a table that is not ℓ-eligible raises ``InfeasibleError`` instead of ∅.
     """
     l_val, col = _ell(dataset, models, "tailor")
@@ -225,15 +227,17 @@ def tailor(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random
     randomized=True,
     combinable=False,
     description="Transparent ℓ-diversity by random bucketization (Assign) and canonical divisions (Slice).",
-    reference=_REF + ", §4.2 Figs. 5-8",
+    reference=_REF + ", §3.2 Figs. 5-8",
 )
 def ace(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random.Generator) -> Release:
-    """Ace = Assign + Slice (paper §4.2, Figs. 5, 6 (corrected, erratum E3), 8).
+    """Ace = Assign + Slice (paper §3.2, Figs. 5, 6, 8).
 
     Assign repeatedly takes the β ≥ ℓ most frequent values (ties by the sorted value
     domain) and α uniformly random tuples of each, with the largest α that keeps the rest
     ℓ-eligible; Slice divides every bucket by canonical divisions until each column has
-    one tuple, so every final group has β ≥ ℓ tuples with pairwise distinct values.
+    one tuple, so every final group has β ≥ ℓ tuples with pairwise distinct values. Fig. 6
+    as printed loops forever (its Line 9, "β = β + 1; goto Line 7", goes back to "β = l");
+    ktype goes back to the α computation instead, the first of the two lines numbered 8.
 
     Guarantee: transparent ℓ-diversity (Theorem 2 via Lemmas 4-6). Randomized: ``rng``
     (secret OS entropy when None). Complexity O(n²·log n) worst case (paper), about
@@ -252,15 +256,15 @@ def ace(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random.Ge
     randomized=True,
     combinable=False,
     description="Transparent ℓ-diversity: Tailor's partition, then Ace inside each leaf (global normalizers).",
-    reference=_REF + ", §4.3",
+    reference=_REF + ", §3.3",
 )
 def hybrid(dataset: Dataset, models: tuple[PrivacyModel, ...], *, rng: np.random.Generator) -> Release:
-    """Hybrid: Tailor's partition, then Ace inside every leaf (paper §4.3).
+    """Hybrid: Tailor's partition, then Ace inside every leaf (paper §3.3).
 
     Each Tailor leaf is ℓ-diverse, so each inner Ace call succeeds; the perimeter
-    normalizers are the whole input's extents in every call (spec §4.0, A2). Final groups
-    are Ace groups (β ≥ ℓ distinct values, one tuple per column) that refine Tailor's
-    partition.
+    normalizers are the whole input's extents in every call (docs/design/transparency.md
+    R7). Final groups are Ace groups (β ≥ ℓ distinct values, one tuple per column) that
+    refine Tailor's partition.
 
     Guarantee: transparent ℓ-diversity (Theorem 3). Randomized (``rng``).
     """

@@ -354,8 +354,9 @@ def group_boxes(X, group, n_groups):
 
 @njit
 def strict_mondrian_kernel(X, W, M, s, n_values, k, num, den):
-    """The strict Mondrian of spec §3.7(a), with the accept test "both halves have at least k
-    rows and are frequency ℓ-diverse (``max count · num ≤ size · den``)".
+    """A strict Mondrian (LeFevre et al., ICDE 2006) in the precise form ktype fixes for the
+    baselines of Xiao, Tao & Koudas (who give no details), with the accept test "both halves
+    have at least k rows and are frequency ℓ-diverse (``max count · num ≤ size · den``)".
 
     Dimensions are tried by decreasing normalized width ``M[j]·(W[j,max] − W[j,min])`` (ties
     by index); on dimension j the lower median ``med`` of the node's values splits it into
@@ -363,7 +364,7 @@ def strict_mondrian_kernel(X, W, M, s, n_values, k, num, den):
     recursively; a node where no dimension works is a leaf. Returns a leaf id per row and the
     leaf count. ``num = 0`` drops the diversity test (Mask's QI-only k-anonymous partition,
     k = ℓ); ``k = 1, num/den = ℓ`` is the ℓ-diverse Mondrian, whose accept test reads the
-    halves' sensitive values: what makes it *not* transparent (spec §3.7(a), pitfall P1).
+    halves' sensitive values: what makes it *not* transparent (docs/design/transparency.md R1).
     """
     n, d = X.shape
     idx = np.arange(n)

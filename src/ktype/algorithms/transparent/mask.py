@@ -1,6 +1,6 @@
 """Mask (Wong, Fu, Wang, Pei, "Minimality attack in privacy preserving data publishing",
-VLDB 2007), the non-transparent baseline of Xiao, Tao & Koudas (TODS 2010, §6 and the
-electronic appendix; spec §3.6, §6.2).
+VLDB 2007), the non-transparent baseline of Xiao, Tao & Koudas (TODS 2010, §4.1 with
+``k = l`` as its footnote 6 says, and the electronic appendix's attack on it).
 
 Mask defeats the *minimality* attack but not an adversary who knows Mask itself (the
 appendix's attack, reproduced in :mod:`ktype.attacks.transparent`: risk 7/12 > 1/2).
@@ -78,7 +78,8 @@ def capped_counts(pooled: np.ndarray, size: int, cap: int) -> np.ndarray | None:
 def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = None, rng: np.random.Generator) -> Release:
     """Mask (Wong et al. 2007, as used by Xiao et al. with k = ℓ): **alters sensitive values**.
 
-    1. A k-anonymous partition: the strict Mondrian of spec §3.7(a) (dimensions by
+    1. A k-anonymous partition (the paper allows any k-anonymity algorithm): the strict
+       Mondrian of :func:`._kernels.strict_mondrian_kernel` (dimensions by
        decreasing normalized width, lower median, both halves ≥ k), QI-only.
     2. Every group in which some *protected* value (the paper's V: the values of
        ``ProtectedLDiversity(l, values=V)``; every value with ``FrequencyLDiversity(l)``) occurs more than |G|/ℓ times publishes instead the value distribution of a group G+ drawn uniformly from the

@@ -1,9 +1,10 @@
-"""The ℓ-diverse strict Mondrian of spec §3.7(a): the non-transparent Mondrian baseline of
-Xiao, Tao & Koudas (TODS 2010, §6.2 "Mondrian ... in its ℓ-diversity variant"; LeFevre,
-DeWitt & Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE 2006).
+"""An ℓ-diverse strict Mondrian: the non-transparent Mondrian baseline of Xiao, Tao & Koudas
+(TODS 2010, §4.1, one of the "two l-diversity generalization algorithms" they compare;
+LeFevre, DeWitt & Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE 2006).
 
-The paper does not define its ℓ-diversity variant; spec §3.7(a) makes one precise, and this
-module implements exactly that rule (for any frequency ℓ), so the utility experiments and the
+The paper does not say how Mondrian is made ℓ-diverse; ktype fixes one precise rule
+(:func:`mondrian_ldiv`; docs/transparent.md, "Baselines"), and this module implements
+exactly that rule (for any frequency ℓ), so the utility experiments and the
 reverse-engineering attack (:func:`ktype.attacks.transparent.attack` with
 ``"mondrian_ldiv"``) use the same algorithm.
 """
@@ -37,10 +38,10 @@ def _models() -> tuple[type, ...]:
     recoding="multidimensional",
     combinable=False,
     description="ℓ-diverse strict Mondrian (docs/transparent.md): lower-median splits accepted when both halves are ℓ-diverse (NOT transparent).",
-    reference="LeFevre et al., ICDE 2006; Xiao, Tao, Koudas TODS 2010 §6.2",
+    reference="LeFevre et al., ICDE 2006; Xiao, Tao, Koudas TODS 2010 §4.1",
 )
 def mondrian_ldiv(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release:
-    """ℓ-diverse strict Mondrian, the precise variant of spec §3.7(a).
+    """ℓ-diverse strict Mondrian, in the precise form ktype fixes (the paper gives none).
 
     Recursive strict (median) Mondrian. At each node the QIs are tried in decreasing order of
     normalized width ``(max − min)/ext_i`` (``ext_i`` = the whole input's extent; ties by
@@ -51,8 +52,9 @@ def mondrian_ldiv(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release
 
     Guarantee: frequency ℓ-diversity of every group. **Not transparent**: the accept test
     reads the halves' sensitive values, so a split that did *not* happen tells an
-    algorithm-aware adversary something (spec §3.7(a): risk 3/5 > 1/2 on its fixture;
-    reproduced by :func:`ktype.attacks.transparent.attack` with ``"mondrian_ldiv"``).
+    algorithm-aware adversary something (docs/design/transparency.md R1: on ktype's
+    five-person fixture one individual's risk is 3/5 > 1/2, reproduced by
+    :func:`ktype.attacks.transparent.attack` with ``"mondrian_ldiv"``).
     Deterministic and independent of the input order (decisions read QI values and the
     sensitive multisets of the halves only). Complexity O(d·n·log² n) for balanced splits
     (numba). Raises ``InfeasibleError`` when the table is not ℓ-eligible (the paper's ∅).
