@@ -56,7 +56,7 @@ def _supported_models() -> tuple[type, ...]:
     order_invariant=True,
     constraints={"mode": [Options(("strict", "relaxed"))]},
     description="Greedy median partitioning into multidimensional regions (strict or relaxed).",
-    reference="LeFevre, DeWitt, Ramakrishnan, Mondrian multidimensional k-anonymity, ICDE 2006; survey §6.1",
+    reference="LeFevre, DeWitt, Ramakrishnan, Mondrian multidimensional k-anonymity, ICDE 2006; survey §6",
 )
 def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = "strict") -> Release:
     """Partition records by median splits while every part still satisfies the models.

@@ -122,7 +122,7 @@ def entropy(release: Release, *, normalize: bool = False) -> float:
 
     normalize : bool, default False
         False: the paper's sum over all ``n·r`` cells. True: the average ``1/(n·r)`` of
-        that sum, as the k-concealment paper uses EM (its §2.2, Eq. 2).
+        that sum, as the k-concealment paper uses EM (its §4.1, Eq. 2).
 
     Notes
     -----
@@ -155,7 +155,7 @@ def monotone_entropy(release: Release, *, normalize: bool = False) -> float:
 
     normalize : bool, default False
         False: the paper's sum over all ``n·r`` cells. True: the average ``1/(n·r)`` of
-        that sum, as the k-concealment paper uses EM (its §2.2, Eq. 2).
+        that sum, as the k-concealment paper uses EM (its §4.1, Eq. 2).
     """
     return _total(monotone_entropy_cells(release.dataset, release.lo, release.hi), normalize)
 
@@ -185,7 +185,7 @@ def non_uniform_entropy(release: Release, *, normalize: bool = False) -> float:
 
     normalize : bool, default False
         False: the paper's sum over all ``n·r`` cells. True: the average ``1/(n·r)`` of
-        that sum, as the k-concealment paper uses EM (its §2.2, Eq. 2).
+        that sum, as the k-concealment paper uses EM (its §4.1, Eq. 2).
     """
     src = require_source(release, "non_uniform_entropy")
     x = release.dataset.X[src]

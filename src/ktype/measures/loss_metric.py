@@ -37,7 +37,7 @@ def loss_metric_cells(dataset: Dataset, lo: np.ndarray, hi: np.ndarray) -> np.nd
 @measure(
     "loss_metric",
     summary="Loss Metric LM: mean over cells of (|leaves|-1)/(m-1)",
-    reference="Tassa, Mazza & Gionis, k-Concealment, §2 Eq. 1-2 (after Iyengar 2002)",
+    reference="Tassa, Mazza & Gionis, k-Concealment, §4.1 Eq. 1-2 (after Iyengar 2002)",
     bounds="[0, 1]",
 )
 def loss_metric(release: Release) -> float:

@@ -4,7 +4,7 @@ frequency / simple), and p-sensitivity.
 Every model here can be checked in two scopes:
 
 * ``scope="class"`` — per **equivalence class** (q-block): the released rows with identical
-  published quasi-identifiers; suppressed rows are excluded (survey §6.2, Machanavajjhala et
+  published quasi-identifiers; suppressed rows are excluded (survey §6, Machanavajjhala et
   al. 2007). Verdicts are per released row.
 * ``scope="matches"`` — per **original record** ``R_i`` over the multiset ``S_i`` of sensitive
   values of its *matches* (released rows lying on some perfect matching of the consistency
@@ -42,7 +42,7 @@ References
    beyond k-anonymity. ACM TKDD 1(1), 2007 (ICDE 2006). Distinct, entropy and recursive
    (c,ℓ)-diversity; monotonicity (their §4.3 / Thm. on entropy and recursive diversity).
 .. [2] V. Ciriani, S. De Capitani di Vimercati, S. Foresti, P. Samarati. k-Anonymity. In
-   Secure Data Management in Decentralized Systems, Springer 2007, §6.2 (q-blocks, distinct
+   Secure Data Management in Decentralized Systems, Springer 2007, §6, "ℓ-Diversity" (q-blocks, distinct
    ℓ-diversity, Fig. 15).
 .. [3] T. Tassa, A. Mazza, A. Gionis. k-Concealment: an alternative model of k-type
    anonymity. Trans. Data Privacy 5(1), 2012, §1.2 (simple ℓ-diversity, p-sensitivity),
@@ -304,7 +304,7 @@ def _distinct(hist: np.ndarray) -> np.ndarray:
 class DistinctLDiversity(SensitiveModel):
     """Distinct ℓ-diversity: every q-block holds at least ``l`` distinct sensitive values.
 
-    Survey §6.2 [2]; Machanavajjhala et al. [1] §4.1. Preserved when classes merge (the
+    Survey §6 [2]; Machanavajjhala et al. [1] §4.1. Preserved when classes merge (the
     union of value sets only grows), so it is monotone under generalization. In match scope
     (k-concealment §8) it is the same test on ``S_i``.
 

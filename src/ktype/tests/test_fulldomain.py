@@ -1,4 +1,5 @@
-"""Full-domain lattice algorithms: survey worked examples (Ciriani et al. §4) and API."""
+"""Full-domain lattice algorithms: survey worked examples (Ciriani et al. 2007, Figs. 1, 3, 5, 7,
+11, 12 and 14) and API."""
 
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def test_samarati_pt_race_zip():
     assert lv in ([1, 0], [0, 1])
     assert rows_of(rel) == ([1, 6] if lv == [1, 0] else [8, 9])
     assert rel.provenance["lattice"]["n_k_minimal"] == 2
-    # relative distance prefers GT[0,1] (survey §2.8)
+    # relative distance prefers GT[0,1] (survey §2.2)
     rel2 = run("samarati", ds, KAnonymity(2), max_suppression=2 / 9, measure="precision")
     assert rel2.levels.tolist() == [0, 1] and rows_of(rel2) == [8, 9]
 

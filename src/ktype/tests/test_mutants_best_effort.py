@@ -56,7 +56,7 @@ def test_lightning_against_the_oracle_with_and_without_budget(models, sup, measu
     full = lightning_search(Encoded(ds, models, sup, measure), time_limit=None)
     _check_sparse(full, oracle, measure)
     # feasibility is monotone for k-anonymity and distinct ℓ-diversity; entropy ℓ-diversity
-    # with suppression is not (survey §2.7; ARX's isMonotonicWithSuppression)
+    # with suppression is not (survey §2.2, Def. 5; ARX's isMonotonicWithSuppression)
     assert full.monotone_feasibility is (not any(isinstance(m, EntropyLDiversity) for m in models))
     assert full.summary()["monotone_feasibility"] is full.monotone_feasibility
     assert full.extra["exhausted"] and full.extra["stopped"] == ""

@@ -389,7 +389,7 @@ def test_support_condition_of_one_value_classes_is_their_emd(seed):
 
 
 def test_preference_criteria_pick_among_the_k_minimal_nodes_as_defined():
-    """``prefer`` (survey §2.8) against the definitions on exhaustive's k-minimal nodes:
+    """``prefer`` (survey §2.2) against the definitions on exhaustive's k-minimal nodes:
     least ``Σ d_j``, least ``Σ d_j/h_j``, most classes, fewest suppressed records; ties by
     height, then the lexicographically least level vector."""
     ds = _adult(150, 3, ["age", "education", "sex", "race"])

@@ -4,10 +4,10 @@ Every test compares an algorithm with a brute force that shares nothing with the
 engine: each level vector's table is generalized with ``Hierarchy.level_intervals``, its
 classes found with ``numpy.unique``, and the measures evaluated by ``ktype.measures`` on a
 ``Release`` built by hand. The properties are the survey's definitions (Ciriani et al. 2007):
-Samarati returns every feasible node of the lowest feasible height (§5.1), Incognito every
-feasible node (§5.4), Datafly raises the QI with the most distinct values until the outliers
-fit the budget (§5.6), k-Optimize finds the minimum discernibility over all interval
-splittings (§5.3). docs/mutation.md has the scores.
+Samarati returns every feasible node of the lowest feasible height (§4.1), Incognito every
+feasible node (§4.3), Datafly raises the QI with the most distinct values until the outliers
+fit the budget (Sweeney's heuristic, named in §3), k-Optimize finds the minimum
+discernibility over all interval splittings (§4.2). docs/mutation.md has the scores.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def _minimal(nodes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
 CASES = [(60, 1, 3, 0.0), (90, 2, 4, 0.05), (150, 3, 6, 0.1), (200, 4, 2, 0.2)]
 
 
-# ---------------------------------------------------------------- Samarati (survey §5.1)
+# ---------------------------------------------------------------- Samarati (survey §4.1)
 # Mutants: the binary search's bounds and midpoint, the outlier set (cnt < k), the VT test
 # (VT <= vec), the class-size sum, the limit comparison, the layer generator.
 @pytest.mark.parametrize(("n", "seed", "k", "sup"), CASES)
@@ -142,7 +142,7 @@ def _nodes_of(heights):
     return list(itertools.product(*(range(int(h) + 1) for h in heights)))
 
 
-# ---------------------------------------------------------------- Incognito (survey §5.4)
+# ---------------------------------------------------------------- Incognito (survey §4.3)
 @pytest.mark.parametrize(("n", "seed", "k", "sup"), CASES)
 def test_incognito_finds_every_feasible_node_and_the_optimum(n, seed, k, sup):
     ds = _adult(n, seed, ["education", "marital-status", "sex"])
@@ -179,7 +179,7 @@ def test_incognito_refuses_non_monotone_models():
         run("incognito", ds, [KAnonymity(2), EntropyLDiversity(1.5)], max_suppression=0.2)
 
 
-# ---------------------------------------------------------------- Datafly (survey §5.6)
+# ---------------------------------------------------------------- Datafly (survey §3)
 def _datafly_oracle(ds: Dataset, k: int, limit: int):
     lv = [0] * ds.r
     steps = []
@@ -216,7 +216,7 @@ def test_datafly_default_budget_is_k_records():
     assert rel.levels.tolist() == lv and rel.n_suppressed == int(small.sum()) <= 4
 
 
-# ---------------------------------------------------------------- k-Optimize (survey §5.3)
+# ---------------------------------------------------------------- k-Optimize (survey §4.2)
 def _k_optimize_oracle(ds: Dataset, k: int, limit: int) -> float:
     n = ds.n
     items = [(j, int(v)) for j in range(ds.r) for v in np.unique(ds.X[:, j])[1:]]

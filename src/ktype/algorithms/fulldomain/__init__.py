@@ -1,6 +1,6 @@
 """Full-domain (attribute-level) generalization with tuple suppression: the lattice algorithms.
 
-Survey model AG_TS (Ciriani et al. 2007, §2–§5). Every algorithm here publishes each
+Survey model AG_TS (Ciriani et al. 2007, §2–§4). Every algorithm here publishes each
 quasi-identifier at one level of its hierarchy (a *level vector*, ``release.levels``) and
 suppresses the records of classes that fail the privacy models, within ``max_suppression``.
 

@@ -59,7 +59,7 @@ def validate_call(dataset: Dataset, model: Any, *, measure: str | None, max_supp
     return models
 
 
-_REF = "Ciriani et al., k-Anonymity (2007), §2.3-2.9, §5.2; Kohlmayer et al., Flash (2012)"
+_REF = "Ciriani et al., k-Anonymity (2007), §2.1-2.2, §4; Kohlmayer et al., Flash (2012)"
 
 
 @register(
@@ -99,10 +99,10 @@ def flash(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: str = 
     optimal=True,
     constraints={"measure": MEASURE_OPTION, "max_suppression": SUPPRESSION_OPTION},
     description="Exhaustive full-domain lattice search (evaluates every node; the test oracle)",
-    reference="Ciriani et al., k-Anonymity (2007), §5.2 (Sweeney's exhaustive MinGen)",
+    reference="Ciriani et al., k-Anonymity (2007), §4 (Sweeney's exhaustive MinGen)",
 )
 def exhaustive(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: str = "non_uniform_entropy", max_suppression: float = 0.0) -> Release:
-    """Evaluate every lattice node and release the best feasible one (survey §5.2).
+    """Evaluate every lattice node and release the best feasible one (survey §4).
 
     The reference oracle for the other full-domain algorithms: no pruning, each node rolled
     up from a direct specialization. ``Π(h_j+1)`` evaluations.

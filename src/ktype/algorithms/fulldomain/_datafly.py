@@ -1,4 +1,4 @@
-"""Sweeney's Datafly heuristic (survey §5.6)."""
+"""Sweeney's Datafly heuristic (mentioned in survey §3)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def datafly_search(enc: Encoded) -> LatticeResult:
     recoding="full-domain",
     constraints={"max_suppression": [Interval(float, 0, 1, closed="both"), None]},
     description="Sweeney's Datafly: greedy full-domain generalization, then suppression of outliers",
-    reference="Ciriani et al., k-Anonymity (2007), §5.6 (Sweeney 1997/2002)",
+    reference="Ciriani et al., k-Anonymity (2007), §3 (Sweeney 1997/2002)",
 )
 def datafly(dataset: Dataset, models: tuple[PrivacyModel, ...], *, max_suppression: float | None = None) -> Release:
     """Datafly (Sweeney): greedy full-domain generalization with a final suppression step.
@@ -76,7 +76,7 @@ def datafly(dataset: Dataset, models: tuple[PrivacyModel, ...], *, max_suppressi
     ``k`` members: a generalized table with tuple suppression has fewer tuples, survey
     §2.2 Definition 3). The budget ``max_suppression=None`` is
     Sweeney's: at most ``k`` records (``k`` of the k-anonymity model, 1 without one); a
-    float is a fraction of the records. No minimality guarantee (survey §5.6); at most
+    float is a fraction of the records. No minimality guarantee (survey §3); at most
     ``Σh_j + 1`` node evaluations.
     """
     require_levels(dataset, "datafly")

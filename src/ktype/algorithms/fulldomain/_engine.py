@@ -2,8 +2,8 @@
 
 The lattice of a dataset with quasi-identifiers ``A_1..A_r`` whose hierarchies have heights
 ``h_1..h_r`` is the product of chains ``{0..h_1} x ... x {0..h_r}`` (Ciriani et al., survey
-§2.3: the generalization lattice ``DGH_DT``; a node is a *distance vector* from the bottom,
-§2.6). Node ``L`` publishes every value of ``A_j`` at level ``L_j`` of its hierarchy.
+§2.1: the generalization lattice ``DGH_DT``; a node is a *distance vector* from the bottom,
+§2.2, Def. 4). Node ``L`` publishes every value of ``A_j`` at level ``L_j`` of its hierarchy.
 
 Evaluation works on **frequency sets** (Incognito's term, LeFevre et al. 2005): a table of
 distinct generalized tuples (one row per equivalence class, group ids per column) and their
@@ -20,7 +20,7 @@ sensitive histograms roll up the same way, so every :class:`~ktype.models._base.
 required suppression and value come from a single kernel call per node.
 
 A node's *required suppression* is the number of records in classes that fail some model
-(survey §2.7, Def. 5: the minimal suppression at a fixed distance vector is unique — remove
+(survey §2.2, Def. 5: the minimal suppression at a fixed distance vector is unique — remove
 exactly the failing classes); the node is *feasible* when that number is at most
 ``floor(max_suppression * n)``.
 """
@@ -107,7 +107,7 @@ def _monotone_with_suppression(model: PrivacyModel) -> bool:
     """Whether a class failing ``model`` has only failing sub-classes (then the records a
     coarser node suppresses are suppressed at every finer node, and feasibility is monotone).
 
-    True for k-anonymity (a sub-class is smaller; survey §2.7) and for distinct ℓ-diversity /
+    True for k-anonymity (a sub-class is smaller; survey §2.2) and for distinct ℓ-diversity /
     p-sensitivity in class scope (a sub-class has no more distinct values): ARX's
     ``isMonotonicWithSuppression``. Other models may declare ``monotone_with_suppression``.
     """

@@ -1,4 +1,4 @@
-"""Incognito (LeFevre, DeWitt & Ramakrishnan 2005; survey §5.4)."""
+"""Incognito (LeFevre, DeWitt & Ramakrishnan 2005; survey §4.3)."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def incognito_search(enc: Encoded) -> LatticeResult:
     optimal=True,
     constraints={"measure": MEASURE_OPTION, "max_suppression": SUPPRESSION_OPTION},
     description="Incognito: a-priori search over QI subsets with roll-up; all k-anonymous full-domain nodes",
-    reference="Ciriani et al., k-Anonymity (2007), §5.4 (LeFevre, DeWitt & Ramakrishnan 2005)",
+    reference="Ciriani et al., k-Anonymity (2007), §4.3 (LeFevre, DeWitt & Ramakrishnan 2005)",
 )
 def incognito(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: str = "non_uniform_entropy", max_suppression: float = 0.0) -> Release:
     """Incognito: every feasible full-domain node, then the best one for ``measure``.
@@ -142,7 +142,7 @@ def incognito(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: st
     Needs feasibility to be monotone (generalization and subset properties): k-anonymity
     with or without suppression, monotone per-class models without suppression. The
     k-minimal nodes and the per-iteration trace are in ``provenance["lattice"]``.
-    Worst case exponential in the number of QIs (survey §5.4).
+    Worst case exponential in the number of QIs (survey §4.3).
     """
     require_levels(dataset, "incognito")
     check_dense("incognito", [h.height for h in dataset.hierarchies])

@@ -1,4 +1,4 @@
-"""Bayardo & Agrawal's k-Optimize (survey §5.3): optimal ordered-interval generalization for DM."""
+"""Bayardo & Agrawal's k-Optimize (survey §4.2): optimal ordered-interval generalization for DM."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def k_optimize_search(dataset: Dataset, k: int, max_suppression: float = 1.0) ->
     combinable=False,
     constraints={"max_suppression": SUPPRESSION_OPTION},
     description="Bayardo-Agrawal k-Optimize: optimal ordered-interval generalization for discernibility",
-    reference="Ciriani et al., k-Anonymity (2007), §5.3 (Bayardo & Agrawal 2005)",
+    reference="Ciriani et al., k-Anonymity (2007), §4.2 (Bayardo & Agrawal 2005)",
 )
 def k_optimize(dataset: Dataset, models: tuple[PrivacyModel, ...], *, max_suppression: float = 1.0) -> Release:
     """k-Optimize: the discernibility-optimal single-dimensional *interval* generalization.

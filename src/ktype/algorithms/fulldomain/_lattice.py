@@ -1,6 +1,6 @@
 """The generalization lattice, the optimal search (``flash``) and the exhaustive oracle.
 
-Survey (Ciriani et al.) §2.3–2.9: nodes are distance vectors of the product of the QIs'
+Survey (Ciriani et al.) §2.1–2.2: nodes are distance vectors of the product of the QIs'
 level chains; ``height(L) = Σ L_j``; the direct generalizations of ``L`` raise one
 coordinate by one; a *strategy* is a maximal chain bottom → top; a node is a solution when
 its required suppression is within ``MaxSup``; the k-minimal generalizations (Def. 5) are
@@ -123,7 +123,7 @@ class Lattice:
         return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
 
     def successors(self, node: int) -> list[int]:
-        """Direct generalizations (survey §2.3): one attribute raised by one level."""
+        """Direct generalizations (survey §2.1): one attribute raised by one level."""
         lv = self.levels[node]
         return [node + int(self.strides[j]) for j in range(self.r) if lv[j] < self.heights[j]]
 
@@ -152,7 +152,7 @@ class Lattice:
         return ids
 
     def n_strategies(self) -> int:
-        """Number of generalization strategies (maximal chains): ``(Σh)! / Π h_j!`` (survey §2.3)."""
+        """Number of generalization strategies (maximal chains): ``(Σh)! / Π h_j!`` (survey §2.1)."""
         tot = factorial(int(self.heights.sum()))
         for h in self.heights:
             tot //= factorial(int(h))
@@ -185,7 +185,7 @@ class Lattice:
 
 
 def preference(levels: np.ndarray, heights: np.ndarray, criterion: str = "absolute") -> np.ndarray:
-    """Preference criteria among k-minimal generalizations (survey §2.8) for distance vectors.
+    """Preference criteria among k-minimal generalizations (survey §2.2) for distance vectors.
 
     ``"absolute"``: ``Σ d_j`` (height); ``"relative"``: ``Σ d_j / h_j``. Both lower is better.
     (The *distribution* and *suppression* criteria need the data: they are the
@@ -249,7 +249,7 @@ class LatticeResult:
     lattice_size: int | None = None
 
     def prefer(self, criterion: str = "absolute") -> np.ndarray:
-        """The k-minimal node preferred by a criterion of the survey's §2.8.
+        """The k-minimal node preferred by a criterion of the survey's §2.2.
 
         ``"absolute"`` (least height ``Σ d_j``), ``"relative"`` (least ``Σ d_j/h_j``),
         ``"distribution"`` (most released classes, i.e. distinct tuples) or

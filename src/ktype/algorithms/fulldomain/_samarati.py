@@ -1,4 +1,4 @@
-"""Samarati's binary search on lattice height (survey §5.1)."""
+"""Samarati's binary search on lattice height (survey §4.1)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ _VT_MAX = 20_000_000
 
 
 def tuple_distance_vectors(enc: Encoded, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance vectors ``V_{x,y}`` between bottom tuples (survey §2.10).
+    """Distance vectors ``V_{x,y}`` between bottom tuples (survey §4.1).
 
     ``a`` and ``b`` are ``(p, r)`` / ``(q, r)`` matrices of leaf ranks; the result
     ``(p, q, r)`` holds, per attribute, the lowest level at which the two values generalize
@@ -158,10 +158,10 @@ def samarati_search(enc: Encoded) -> LatticeResult:
     combinable=False,
     constraints={"measure": MEASURE_OPTION, "max_suppression": SUPPRESSION_OPTION},
     description="Samarati's binary search on lattice height (k-minimal of minimum absolute distance)",
-    reference="Ciriani et al., k-Anonymity (2007), §5.1 (Samarati 2001)",
+    reference="Ciriani et al., k-Anonymity (2007), §4.1 (Samarati 2001)",
 )
 def samarati(dataset: Dataset, models: tuple[PrivacyModel, ...], *, measure: str = "height", max_suppression: float = 0.0) -> Release:
-    """Samarati's algorithm: a k-minimal generalization of minimum height (survey §5.1).
+    """Samarati's algorithm: a k-minimal generalization of minimum height (survey §4.1).
 
     Binary search over heights ``0..Σh_j`` for the lowest height holding a node whose
     required suppression is within ``max_suppression * n``; correct because required
