@@ -797,7 +797,10 @@ def attack(
 ) -> None:
     """Reverse-engineering attack by an adversary who knows the algorithm (exact; tiny tables only).
 
-    Prints every individual's posterior risk; exits 1 when some risk exceeds 1/ℓ.
+    Prints every individual's posterior risk. Exits 1 when some risk exceeds 1/ℓ, and when no
+    candidate instance yields the release under the assumed algorithm (that algorithm cannot
+    have produced it, so the risks, all 0/0, prove nothing); 0 only when the release is a
+    possible output and every risk is at most 1/ℓ.
     """
     from .attacks.transparent import attack as run_attack
 
@@ -818,9 +821,15 @@ def attack(
             mark = " [red]> 1/ℓ[/]" if r * rep.l > 1 else ""
             tab.add_row(str(o), f"{r} ({float(r):.3f}){mark}")
         out.print(tab)
-        verdict = "[red]attack succeeds[/]" if rep.succeeded else "[green]attack fails: risk ≤ 1/ℓ for everyone[/]"
+        if not rep.consistent:
+            verdict = (f"[red]{rep.algorithm} cannot have produced this release[/]: no candidate instance yields it, "
+                       "so the risks (0/0) show nothing")
+        elif rep.succeeded:
+            verdict = "[red]attack succeeds[/]"
+        else:
+            verdict = "[green]attack fails: risk ≤ 1/ℓ for everyone[/]"
         out.print(f"{verdict}; {rep.positive_instances} of {rep.candidates} candidate instances can yield this release")
-    raise typer.Exit(1 if rep.succeeded else 0)
+    raise typer.Exit(1 if rep.succeeded or not rep.consistent else 0)
 
 
 @app.command()

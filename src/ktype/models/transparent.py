@@ -620,20 +620,52 @@ class TransparentLDiversity(ClassModel):
         ids = ds.data[ds.identifiers[0]].tolist()
         bound = Fraction(1, self.l)
         ok_person = np.array([res.risk[o] <= bound for o in ids], dtype=bool)
+        # The claim "alg produced this release" is itself checked: the original table (known
+        # to the checker) must be an instance that alg turns into this release with positive
+        # probability. Zero positive instances (the risks are then 0/0, read as 0) or an
+        # original the algorithm cannot map to the release means alg did not produce it, and
+        # the posterior risks computed under that false premise prove nothing.
+        p_original = self._original_probability(release, published, alg)
+        produced = res.positive > 0 and p_original > 0
+        above = int((~ok_person).sum())
+        if not produced:
+            ok_person[:] = False
         if release.source is not None:
             per_record = ok_person[release.source]
         else:
             per_record = np.full(release.n, bool(ok_person.all()))
-        summary = {
+        summary: dict[str, Any] = {
             "method": "exact",
             "algorithm": alg,
             "max_risk": str(res.max_risk),
             "bound": str(bound),
             "candidates": res.candidates,
             "positive_instances": res.positive,
-            "individuals_above_bound": int((~ok_person).sum()),
+            "original_probability": str(p_original),
+            "individuals_above_bound": above,
         }
+        if not produced:
+            summary["basis"] = (
+                f"{alg} cannot have produced this release: "
+                + (f"none of the {res.candidates} candidate instances yields it" if res.positive == 0
+                   else "the original table does not yield it")
+                + f" (Pr{{{alg}(T, {self.l}) = T*}} = 0); the claimed algorithm is false, so transparency is not shown"
+            )
         return CheckResult(str(self), bool(ok_person.all()), per_record, summary)
+
+    def _original_probability(self, release: Release, published: Output, alg: str) -> Fraction:
+        """``Pr{alg(T, ℓ) = T*}`` for the original table T itself (the instance the release was
+        made from), by the same reference model as the oracle."""
+        ds = release.dataset
+        dist, _ = reference_distribution(alg)
+        coords = qi_coordinates(ds)
+        col = ds.sensitive_column(self.sensitive)
+        values = ds.sensitive_values[col]
+        codes = ds.sensitive_codes[col]
+        ids = ds.data[ds.identifiers[0]].tolist()
+        rows = tuple(sorted(((ids[i], tuple(int(coords[j][ds.X[i, j]]) for j in range(ds.r)), values[int(codes[i])])
+                             for i in range(ds.n)), key=lambda r: r[0]))  # tiny tables only (exact method)
+        return dist(rows, self.l).get(published, Fraction(0))
 
 
 from .ldiversity import FrequencyLDiversity, as_fraction  # noqa: E402  (after the oracle, which it does not use)
