@@ -897,16 +897,18 @@ def anatomy(
 def check_anatomy_cmd(
     prefix: Annotated[Path, typer.Argument(help="Prefix P of P.qi.csv and P.sensitive.csv.")],
     l: Annotated[float, typer.Option("--l", "-l", help="ℓ to check (frequency ℓ-diversity of every group).")],  # noqa: E741
-    original: Annotated[Path | None, typer.Option("--original", help="The original table: the QI rows and sensitive values must match it.")] = None,
+    original: Annotated[Path | None, typer.Option("--original", help="The original table: the groups must be a split of its records.")] = None,
     dataset: DatasetOpt = None,
-    qi: QiOpt = None,
+    qi: Annotated[list[str] | None, typer.Option("--qi", help="The quasi-identifier columns of the QI table; any other column fails the check.")] = None,
     sensitive: SensOpt = None,
     identifier: IdOpt = None,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Check an anatomy release: the tables join, every group is ℓ-diverse, and (with the
-    original) they hold exactly the original's QI rows and sensitive values. Exit 1 if not."""
+    """Check an anatomy release, whose two tables are untrusted: the QI table holds only the
+    declared quasi-identifiers (--qi, or the original's) beside the group ID, the tables join,
+    every group is ℓ-diverse, and (with --original) some split of the original's records into
+    the groups yields exactly both tables. Exit 1 if any of it fails or cannot be shown."""
     from .algorithms.transparent.anatomy import check_anatomy, read_anatomy
 
     try:
@@ -916,7 +918,7 @@ def check_anatomy_cmd(
             if not sensitive:
                 sensitive = [an.sensitive_column]
             ds = _load_dataset(original, dataset, _split(qi), _split(sensitive), _split(identifier), {}, sep)
-        res = check_anatomy(an, l, ds)
+        res = check_anatomy(an, l, ds, quasi_identifiers=_split(qi) or None)
     except KtypeError as e:
         _fail(e)
         return
@@ -925,6 +927,8 @@ def check_anatomy_cmd(
     else:
         mark = "[green]PASS[/]" if res.satisfied else "[red]FAIL[/]"
         out.print(f"{mark} {res.model}: {res.summary}")
+        for why in res.summary.get("reasons", []):
+            out.print(f"[red]FAIL[/] {why}")
     raise typer.Exit(0 if res.satisfied else 1)
 
 
