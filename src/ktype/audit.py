@@ -49,7 +49,7 @@ import pandas as pd
 
 from .data.dataset import Dataset
 from .data.hierarchy import value_keys
-from .exceptions import DataError, HierarchyError, InvalidParameterError
+from .exceptions import DataError, HierarchyError, InvalidParameterError, StaleMetadataError
 from .models._base import PER_RELEASED_ROW, CheckResult, PrivacyModel
 from .release import Release, hierarchy_fingerprint, read_release
 
@@ -433,13 +433,21 @@ def audit(
     """
     meta: Mapping[str, Any] | None = metadata
     if isinstance(release, (str, Path)):
-        published, file_meta = read_release(release, sep=sep, csv_escape=csv_escape)
+        try:
+            published, file_meta = read_release(release, sep=sep, csv_escape=csv_escape)
+        except StaleMetadataError as e:  # the metadata does not belong to the file: nothing is audited
+            return AuditReport([Finding("metadata", str(e))], [], {"metadata": "stale"})
         meta = meta if meta is not None else file_meta
     elif isinstance(release, pd.DataFrame):
         published = release
     else:
         raise InvalidParameterError(f"release must be a file path or a DataFrame; got {type(release).__name__}.")
     published = published.reset_index(drop=True)
+    if meta is None and model is None:
+        no_claim = Finding("metadata", "The release has no metadata naming its models, so it claims nothing that can be "
+                           "verified; say which models to check (--model NAME with its parameters; model=...).")
+        if quasi_identifiers is None and not isinstance(original, Dataset):
+            return AuditReport([no_claim], [], {"metadata": False})
     ds = _dataset(original, published, meta, quasi_identifiers, sensitive, identifiers, insensitive, hierarchies)
     findings: list[Finding] = []
     # 1. columns
@@ -502,10 +510,16 @@ def audit(
         return AuditReport(findings, [], facts, rel)
     # 5. models
     if model is None:
-        if meta is None or not meta.get("models"):
-            raise InvalidParameterError("The release has no metadata naming its models; say which to check "
-                                        "(model=..., or --model NAME --k ... on the command line).")
-        models = models_from_metadata(meta)
+        if meta is None:
+            return AuditReport(findings + [no_claim], [], facts, rel)
+        if not meta.get("models"):
+            return AuditReport(findings + [Finding(
+                "metadata", "The release metadata lists no model, so the release claims no protection that can be "
+                "verified; check it with explicit models (--model NAME with its parameters; model=...).")], [], facts, rel)
+        try:
+            models = models_from_metadata(meta)
+        except (DataError, InvalidParameterError) as e:  # a claim this ktype cannot rebuild is not verified
+            return AuditReport(findings + [Finding("metadata", str(e))], [], facts, rel)
     else:
         models = [model] if isinstance(model, PrivacyModel) else list(model)
     if rel.recoding == "unknown":

@@ -535,10 +535,15 @@ def check(
     na_values: NaOpt = None,
     missing: MissingOpt = None,
 ) -> None:
-    """Audit a released file against its original, then check its models. Exit 1 if anything fails.
+    """Audit a released file against its original, then check its models.
 
-    The audit: no identifier or undeclared column; every published row (all-* rows too)
-    assigned to a distinct original record it generalizes; counts agree with the metadata.
+    The release file and its metadata are untrusted; the original and the roles, models and
+    hierarchies given here are trusted. The audit: no identifier or undeclared column; every
+    published row (all-* rows too) assigned to a distinct original record it generalizes;
+    counts agree with the metadata.
+    Exit 1 when any of it or any model fails, or a claim cannot be verified (metadata stale,
+    missing or listing no model, a claimed algorithm that cannot have produced the release);
+    exit 2 on a usage error.
     """
     from .api import make_models, models_from_names
     from .audit import audit
@@ -589,15 +594,18 @@ def check(
     if as_json or cfg.get("json"):
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
+        from rich.markup import escape
+
         f = report.facts
-        out.print(f"release: {f.get('published_rows')} rows published of {f.get('input_records')} records "
-                  f"({f.get('suppressed')} suppressed); metadata: {'yes' if f.get('metadata') else 'no'}; "
-                  f"recoding: {f.get('recoding', '?')}")
+        if "published_rows" in f:
+            out.print(f"release: {f.get('published_rows')} rows published of {f.get('input_records')} records "
+                      f"({f.get('suppressed')} suppressed); metadata: {'yes' if f.get('metadata') else 'no'}; "
+                      f"recoding: {f.get('recoding', '?')}")
         for finding in report.findings:
-            out.print(f"[red]FAIL[/] {finding}")
+            out.print(f"[red]FAIL[/] {escape(str(finding))}")
         for r in report.results:
             mark = "[green]PASS[/]" if r.satisfied else "[red]FAIL[/]"
-            out.print(f"{mark} {r.model}: {r.summary}")
+            out.print(f"{mark} {escape(r.model)}: {escape(str(r.summary))}")
     raise typer.Exit(0 if report.passed else 1)
 
 
