@@ -601,11 +601,18 @@ def check(
             out.print(f"release: {f.get('published_rows')} rows published of {f.get('input_records')} records "
                       f"({f.get('suppressed')} suppressed); metadata: {'yes' if f.get('metadata') else 'no'}; "
                       f"recoding: {f.get('recoding', '?')}")
+        untrusted = f.get("untrusted_roles") or {}
+        if untrusted:
+            out.print("roles from the release metadata (untrusted; audited): "
+                      + ", ".join(f"{c}={r}" for c, r in untrusted.items()))
         for finding in report.findings:
             out.print(f"[red]FAIL[/] {escape(str(finding))}")
         for r in report.results:
             mark = "[green]PASS[/]" if r.satisfied else "[red]FAIL[/]"
             out.print(f"{mark} {escape(r.model)}: {escape(str(r.summary))}")
+        if report.findings and any(r.satisfied for r in report.results):
+            out.print(f"[red]FAIL[/] the release fails its audit ({len(report.findings)} finding(s) above): a model "
+                      "verdict on it proves nothing.")
     raise typer.Exit(0 if report.passed else 1)
 
 
