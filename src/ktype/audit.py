@@ -279,7 +279,9 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
         recoding=rec,
         levels=None if not metadata or metadata.get("levels") is None else np.asarray(metadata["levels"], dtype=np.int64),
         published_sensitive={c: np.concatenate([v, np.zeros(s, dtype=np.int32)]) for c, v in sens.items()},
-        provenance={k: metadata[k] for k in ("algorithm", "parameters", "randomness") if metadata and k in metadata},
+        provenance={**{k: metadata[k] for k in ("algorithm", "parameters", "randomness") if metadata and k in metadata},
+                    # a claim of the (untrusted) file, which checkers must not take for a fact
+                    **({"algorithm_source": "release metadata"} if metadata and metadata.get("algorithm") else {})},
     )
     if rec != "freeform":
         return Release(lo=lo, hi=hi, **common), []
@@ -558,6 +560,7 @@ def audit(
     from .models._table import model_scope
 
     facts["scopes"] = {str(m): model_scope(m, rel.recoding) for m in models}
+    _verify_algorithm_claim(ds, rel, models)
     results = []
     with shared_graph(rel, graph) if graph is not None else nullcontext():  # built and matched once
         for m in models:
@@ -613,6 +616,54 @@ def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Ma
                  identifiers=[c for c in cols if c not in qis and c not in named],
                  insensitive=[c for c in named if role[c] == "insensitive"], hierarchies=hierarchies)
     return ds, untrusted
+
+
+def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyModel]) -> None:
+    """Check the metadata's algorithm name where a checker would otherwise take it on trust.
+
+    The sufficient condition of :class:`~ktype.models.TransparentLDiversity` (used above its
+    exact method's size) holds for the outputs of a proved-transparent algorithm only. Tailor
+    with distinct identifiers is deterministic (Xiao, Tao & Koudas, TODS 2010, §4.1: ties
+    broken by the public identifier order), so it is re-run on the original and its output
+    compared with the release; the outcome goes into the release's provenance
+    (``algorithm_verified`` / ``algorithm_refuted`` / ``algorithm_not_verified``) for the checker. Ace and Hybrid draw
+    secret random choices, and Tailor without distinct identifiers breaks ties by a secret
+    order: those claims stay unverified, and the check says so.
+    """
+    from .models.transparent import TransparentLDiversity
+
+    prov = rel.provenance
+    if prov.get("algorithm_source") != "release metadata":
+        return
+    alg = str(prov.get("algorithm", "")).strip().lower().replace("-", "_")
+    todo = [m for m in models if isinstance(m, TransparentLDiversity) and m.algorithm is None
+            and m.resolved_method(rel) == "sufficient"]
+    if not todo or alg != "tailor":
+        return
+    keys = ds.data[ds.identifiers].astype(str).agg("\x1f".join, axis=1) if ds.identifiers else None
+    if keys is None or keys.duplicated().any():
+        prov["algorithm_not_verified"] = ("tailor breaks ties by a secret random order when the identifiers are not "
+                                          "distinct, so its output cannot be recomputed")
+        return
+    from .algorithms import run
+
+    m = todo[0]
+    col = ds.sensitive_column(m.sensitive)
+    try:
+        ref = run("tailor", ds, TransparentLDiversity(m.l, sensitive=m.sensitive), rng=0)
+    except KtypeError as e:
+        prov["algorithm_not_verified"] = f"tailor cannot run on the original ({e})"
+        return
+
+    def rows(r: Release) -> np.ndarray:
+        keep = ~np.asarray(r.suppressed, dtype=bool)
+        t = np.column_stack([r.lo[keep], r.hi[keep], r.sensitive_codes(col)[keep]]).astype(np.int64)
+        return t[np.lexsort(t.T[::-1])] if len(t) else t
+
+    if rows(ref).shape == rows(rel).shape and np.array_equal(rows(ref), rows(rel)):
+        prov["algorithm_verified"] = "tailor re-run on the original (distinct identifiers) publishes this release"
+    else:
+        prov["algorithm_refuted"] = "re-run on the original (distinct identifiers), tailor publishes another release"
 
 
 def _claimed_k(model: PrivacyModel | Sequence[PrivacyModel] | None, meta: Mapping[str, Any] | None) -> int:

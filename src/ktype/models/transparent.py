@@ -571,13 +571,16 @@ class TransparentLDiversity(ClassModel):
         name = self.algorithm or release.provenance.get("algorithm")
         return None if name is None else str(name).strip().lower().replace("-", "_")
 
-    def check(self, release: Release) -> CheckResult:
+    def resolved_method(self, release: Release) -> str:
+        """``"exact"`` or ``"sufficient"``: the check :meth:`check` runs on ``release``."""
+        if self.method != "auto":
+            return self.method
         ds = release.dataset
-        method = self.method
-        if method == "auto":
-            method = "exact" if (release.n <= self.exact_rows and len(ds.identifiers) == 1
-                                 and not any(h.is_tree for h in ds.hierarchies)) else "sufficient"
-        if method == "exact":
+        return "exact" if (release.n <= self.exact_rows and len(ds.identifiers) == 1
+                           and not any(h.is_tree for h in ds.hierarchies)) else "sufficient"
+
+    def check(self, release: Release) -> CheckResult:
+        if self.resolved_method(release) == "exact":
             return self._check_exact(release)
         return self._check_sufficient(release)
 
@@ -598,7 +601,27 @@ class TransparentLDiversity(ClassModel):
             else ("no algorithm named: transparency is a property of the algorithm (pass algorithm=...)" if alg is None
                   else f"{alg} is not proved transparent; use method='exact' on a tiny table or an attack")
         )
-        if theorem is None:
+        # The theorems hold for the algorithm's outputs only. A name read from a release file's
+        # metadata is a claim, not a fact: it counts only once shown (the audit re-runs the
+        # deterministic Tailor and compares); otherwise the verdict says it is not verifiable.
+        prov = release.provenance
+        claimed = self.algorithm is None and prov.get("algorithm_source") == "release metadata"
+        verified = prov.get("algorithm_verified")
+        unverified = theorem is not None and claimed and not verified
+        diverse = ("every group is " + str(self.l) + "-diverse" if bool(per_record.all())
+                   else "not every group is " + str(self.l) + "-diverse")
+        if unverified and prov.get("algorithm_refuted"):
+            reason = (f"{diverse}; the algorithm name {alg!r} comes from the release's metadata (untrusted), and "
+                      f"{alg} did not produce this release: {prov['algorithm_refuted']}")
+        elif unverified:
+            why = prov.get("algorithm_not_verified") or (
+                f"{alg} is randomized: no polynomial check shows that this release is one of its outputs")
+            size = f"for n > {self.exact_rows}" if release.n > self.exact_rows else "without the exact method"
+            reason = (f"{diverse}; transparency not verifiable {size}: the algorithm name {alg!r} comes from the "
+                      f"release's metadata (untrusted), and {why}")
+        elif theorem is not None and claimed:
+            reason += f"; {alg} verified: {verified}"
+        if theorem is None or unverified:
             per_record[:] = False
         summary: dict[str, Any] = {
             "method": "sufficient condition",
@@ -608,7 +631,10 @@ class TransparentLDiversity(ClassModel):
             "failing_classes": int((~ok_class).sum()),
             "failing_records": int((~per_record).sum()),
         }
-        return CheckResult(str(self), bool(per_record.all()) and theorem is not None, per_record, summary)
+        if claimed:
+            summary["algorithm_verified"] = bool(verified)
+        return CheckResult(str(self), bool(per_record.all()) and theorem is not None and not unverified, per_record,
+                           summary)
 
     def _check_exact(self, release: Release) -> CheckResult:
         alg = self._algorithm_of(release)

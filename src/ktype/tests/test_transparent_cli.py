@@ -123,3 +123,80 @@ def test_exact_check_needs_the_original_to_yield_the_release():
     res = check(ktype.api.parse_release(ds_of(A.T5), t4, recoding="multidimensional"))
     assert res.summary["positive_instances"] == 1 and res.summary["original_probability"] == "0"
     assert not res.satisfied and "the original table does not yield it" in res.summary["basis"]
+
+
+def _table40(tmp_path, ids=True):
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    n = 40
+    df = pd.DataFrame({"name": [f"p{i:03d}" for i in range(n)], "age": rng.integers(20, 70, n),
+                       "zip": rng.integers(10000, 20000, n),
+                       "disease": rng.choice(["HIV", "flu", "cancer", "asthma", "gastritis"], n)})
+    if not ids:
+        df = df.drop(columns="name")
+    path = tmp_path / "t40.csv"
+    df.to_csv(path, index=False)
+    return path, (ROLES if ids else ROLES[:-2])
+
+
+def _made(tmp_path, src, roles, alg):
+    out = tmp_path / f"{alg}.csv"
+    extra = [] if alg == "mondrian_ldiv" else ["--rng", "1"]
+    r = runner.invoke(app, ["anonymize", str(src), *roles, "--algorithm", alg, "--l", "2", *extra, "-O", str(out)])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_large_release_relabelled_as_tailor_fails(tmp_path):
+    """A 40-row mondrian_ldiv release (2-diverse groups) behind a sidecar renamed to tailor with a
+    transparent-l-diversity claim used to pass the sufficient condition on the name alone."""
+    from ktype.tests._forge import forge_csv
+
+    src, roles = _table40(tmp_path)
+    out = _made(tmp_path, src, roles, "mondrian_ldiv")
+    forge_csv(out, algorithm="tailor", models=[{"name": "transparent-l-diversity", "params": {"l": 2}, "scope": "class"}])
+    r = runner.invoke(app, ["check", str(out), "--original", str(src), *roles, "--json"])
+    assert r.exit_code == 1, r.output
+    m = json.loads(r.stdout)["models"][0]
+    assert m["method"] == "sufficient condition" and m["failing_classes"] == 0  # every group is 2-diverse
+    assert m["algorithm_verified"] is False and "tailor did not produce this release" in m["basis"]
+
+
+def test_large_tailor_release_is_verified_by_rerunning_it(tmp_path):
+    src, roles = _table40(tmp_path)
+    out = _made(tmp_path, src, roles, "tailor")
+    r = runner.invoke(app, ["check", str(out), "--original", str(src), *roles, "--json"])
+    assert r.exit_code == 0, r.output
+    m = json.loads(r.stdout)["models"][0]
+    assert m["algorithm_verified"] is True and "re-run on the original" in m["basis"]
+
+
+@pytest.mark.parametrize("alg", ["ace", "hybrid"])
+def test_large_randomized_release_is_not_verifiable(tmp_path, alg):
+    """Ace and Hybrid draw secret coins: above the exact method's size the claim cannot be shown,
+    and the verdict says so instead of passing it."""
+    import ktype
+    from ktype.models.transparent import TransparentLDiversity
+
+    src, roles = _table40(tmp_path)
+    out = _made(tmp_path, src, roles, alg)
+    r = runner.invoke(app, ["check", str(out), "--original", str(src), *roles, "--json"])
+    assert r.exit_code == 1, r.output
+    m = json.loads(r.stdout)["models"][0]
+    assert m["failing_classes"] == 0 and "every group is 2-diverse; transparency not verifiable for n > 8" in m["basis"]
+    text = " ".join(runner.invoke(app, ["check", str(out), "--original", str(src), *roles]).output.split())
+    assert "transparency not verifiable for n > 8" in text
+    # the auditor who names the algorithm takes responsibility for it (and in memory it is the registry's)
+    ds = ktype.Dataset(pd.read_csv(src), quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"])
+    assert ktype.check(ds, out, TransparentLDiversity(2, algorithm=alg)).satisfied
+    rel = ktype.anonymize(ds, algorithm=alg, model=TransparentLDiversity(2), rng=1)
+    assert ktype.check(ds, rel, TransparentLDiversity(2)).satisfied
+
+
+def test_tailor_without_distinct_identifiers_is_not_verifiable(tmp_path):
+    src, roles = _table40(tmp_path, ids=False)
+    out = _made(tmp_path, src, roles, "tailor")
+    r = runner.invoke(app, ["check", str(out), "--original", str(src), *roles, "--json"])
+    assert r.exit_code == 1, r.output
+    assert "secret random order" in json.loads(r.stdout)["models"][0]["basis"]
