@@ -235,44 +235,63 @@ def _groups_from_original(o_rows: pd.DataFrame, o_vals: pd.Series, q_rows: pd.Da
     from scipy import sparse
     from scipy.optimize import LinearConstraint, milp
 
-    o_key = pd.MultiIndex.from_frame(o_rows)
-    t_o, types = pd.factorize(o_key)
+    t_o, types = pd.factorize(pd.MultiIndex.from_frame(o_rows))
     t_q = types.get_indexer(pd.MultiIndex.from_frame(q_rows))
     v_o = pd.Index(vals).get_indexer(o_vals.to_numpy())
     T, G, V = len(types), n_groups, len(vals)
-    c = np.zeros((T, G), dtype=np.int64)
-    np.add.at(c, (t_q, gq_i), 1)
-    o = np.zeros((T, V), dtype=np.int64)
-    np.add.at(o, (t_o, v_o), 1)
-    s = np.zeros((G, V), dtype=np.int64)
-    np.add.at(s, (s_group, s_val), 1)
-    spread = (c > 0).sum(axis=1)
-    pure = spread == 1
-    home = np.argmax(c > 0, axis=1)
-    fixed = np.zeros((G, V), dtype=np.int64)
-    np.add.at(fixed, home[pure], o[pure])
-    r = s - fixed  # what the types spread over several groups must supply
-    amb = np.flatnonzero(~pure)
-    if not len(amb):
-        return (r != 0).any(axis=1), "count tables (every QI row type in one group)"
-    bad = (r < 0).any(axis=1)
-    touched = (c[amb] > 0).any(axis=0)
-    bad |= ~touched & (r != 0).any(axis=1)  # a group no spread type reaches must already be exact
-    if bad.any():
-        return bad, "count tables, then an integer program"
-    # variables: (t, g, v) with c[t, g] > 0, o[t, v] > 0, r[g, v] > 0
-    tg = np.argwhere(c[amb] > 0)
-    tv = np.argwhere(o[amb] > 0)
-    pairs = pd.DataFrame({"t": tg[:, 0], "g": tg[:, 1]}).merge(pd.DataFrame({"t": tv[:, 0], "v": tv[:, 1]}), on="t")
-    pairs = pairs[r[pairs["g"].to_numpy(), pairs["v"].to_numpy()] > 0]
-    t_, g_, v_ = (pairs[k].to_numpy(dtype=np.int64) for k in ("t", "g", "v"))
-    na, m = len(amb), len(t_)
+    # the three count tables, sparse (keys t*G+g, t*V+v, g*V+v; G and T can both be large)
+    c_key, c_cnt = np.unique(t_q.astype(np.int64) * G + gq_i, return_counts=True)
+    c_t, c_g = c_key // G, c_key % G
+    o_key, o_cnt = np.unique(t_o.astype(np.int64) * V + v_o, return_counts=True)
+    o_t, o_v = o_key // V, o_key % V
+    s_key, s_cnt = np.unique(s_group.astype(np.int64) * V + s_val, return_counts=True)
+    pure = np.bincount(c_t, minlength=T) == 1
+    home = np.zeros(T, dtype=np.int64)
+    home[c_t[pure[c_t]]] = c_g[pure[c_t]]
+    # a type in one group only puts all its records there: subtract them from the sensitive table
+    po = pure[o_t]
+    r_key, inv = np.unique(np.concatenate([s_key, home[o_t[po]] * V + o_v[po]]), return_inverse=True)
+    r_val = np.bincount(inv, weights=np.concatenate([s_cnt, -o_cnt[po]]), minlength=len(r_key)).astype(np.int64)
+    r_g = r_key // V
+
+    def groups(keys: np.ndarray) -> np.ndarray:
+        out = np.zeros(G, dtype=bool)
+        out[keys] = True
+        return out
+
     how = "count tables, then an integer program"
-    b = np.concatenate([c[amb].ravel(), o[amb].ravel(), r.ravel()]).astype(np.float64)
-    if m == 0:
-        return (touched if (b != 0).any() else np.zeros(G, dtype=bool)), how
-    rows = np.concatenate([t_ * G + g_, na * G + t_ * V + v_, na * G + na * V + g_ * V + v_])
-    A = sparse.csr_array((np.ones(3 * m), (rows, np.tile(np.arange(m), 3))), shape=(len(b), m))
+    if pure.all():
+        return groups(r_g[r_val != 0]), "count tables (every QI row type in one group)"
+    touched = groups(c_g[~pure[c_t]])  # groups holding QI rows of types spread over several groups
+    bad = groups(r_g[r_val < 0]) | (groups(r_g[r_val != 0]) & ~touched)
+    if bad.any():
+        return bad, how
+    # variables f[t, g, v] for the spread types: (t, g) with c > 0, (t, v) with o > 0, (g, v) with r > 0
+    amb_c, amb_o = ~pure[c_t], ~pure[o_t]
+    pairs = pd.DataFrame({"t": c_t[amb_c], "g": c_g[amb_c]}).merge(pd.DataFrame({"t": o_t[amb_o], "v": o_v[amb_o]}),
+                                                                   on="t")
+    t_, g_, v_ = (pairs[k].to_numpy(dtype=np.int64) for k in ("t", "g", "v"))
+    pos = np.searchsorted(r_key, g_ * V + v_)
+    hit = (pos < len(r_key)) & (r_key[np.minimum(pos, len(r_key) - 1)] == g_ * V + v_)
+    keep = hit & (r_val[np.minimum(pos, len(r_key) - 1)] > 0)
+    t_, g_, v_ = t_[keep], g_[keep], v_[keep]
+    m = len(t_)
+    # one equality per margin: (t, g) = c, (t, v) = o, (g, v) = r; a positive margin no variable enters is unmet
+    margins = [(c_t[amb_c] * G + c_g[amb_c], c_cnt[amb_c], t_ * G + g_),
+               (o_t[amb_o] * V + o_v[amb_o], o_cnt[amb_o], t_ * V + v_),
+               (r_key[r_val > 0], r_val[r_val > 0], g_ * V + v_)]
+    rows, rhs, offset = [], [], 0
+    for keys, counts, var_keys in margins:  # three margins
+        at = np.searchsorted(keys, var_keys)
+        filled = np.zeros(len(keys), dtype=bool)
+        filled[at] = True
+        if not filled.all():
+            return touched.copy(), how
+        rows.append(offset + at)
+        rhs.append(counts)
+        offset += len(keys)
+    b = np.concatenate(rhs).astype(np.float64)
+    A = sparse.csr_array((np.ones(3 * m), (np.concatenate(rows), np.tile(np.arange(m), 3))), shape=(len(b), m))
     res = milp(np.zeros(m), constraints=LinearConstraint(A, b, b), integrality=np.ones(m), bounds=(0, np.inf),
                options={"time_limit": 120})
     if res.status == 0:
