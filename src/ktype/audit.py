@@ -1,11 +1,25 @@
 """Auditing a published release against its original: what ``ktype check`` does.
 
+Threat model: the release file and its metadata (CSV sidecar, Parquet key-value metadata)
+are **untrusted** — whoever edits the file can edit the metadata, and the sidecar's SHA-256
+is unkeyed, so it can be recomputed; the original table and what the auditor states (a
+:class:`~ktype.Dataset`, roles, hierarchies, models) are trusted. Every claim the metadata
+makes is verified against the original, or the check fails and says why: a stale sidecar,
+no metadata and no model asked for, a ``models`` list that is empty or names a model this
+ktype does not know are failed checks (a ``metadata`` finding), never passes.
+
 A published table passes a privacy model only if it is first shown to be a release *of
 this original*. :func:`audit` establishes, in this order:
 
 1. **Columns.** No identifier column is published; every published column is declared
    (quasi-identifier, sensitive or insensitive); every declared column is present; the
-   roles agree with the release's metadata when it has some.
+   roles agree with the release's metadata when it has some. Roles the auditor gives are
+   authoritative; roles taken from the metadata (for the columns the auditor gives none)
+   are reported in ``facts["untrusted_roles"]`` and audited: a column the metadata calls
+   sensitive or insensitive is published with its exact values, and it fails whatever
+   role the metadata gives it when the original's identifier hints flag it, or when it
+   singles people out — a sensitive value held by one record, an insensitive value held
+   by fewer than ``k`` records (:func:`_role_findings`).
 2. **Labels.** Every quasi-identifier cell parses to a value of its hierarchy (a node, a
    range, or ``*``; in a freeform release an exact range that need not be a node, and a
    value set ``{a,b}``, read into a :class:`~ktype.freeform_release.FreeformRelease`).
@@ -49,7 +63,7 @@ import pandas as pd
 
 from .data.dataset import Dataset
 from .data.hierarchy import value_keys
-from .exceptions import DataError, HierarchyError, InvalidParameterError
+from .exceptions import DataError, HierarchyError, InvalidParameterError, KtypeError, StaleMetadataError
 from .models._base import PER_RELEASED_ROW, CheckResult, PrivacyModel
 from .release import Release, hierarchy_fingerprint, read_release
 
@@ -265,7 +279,9 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
         recoding=rec,
         levels=None if not metadata or metadata.get("levels") is None else np.asarray(metadata["levels"], dtype=np.int64),
         published_sensitive={c: np.concatenate([v, np.zeros(s, dtype=np.int32)]) for c, v in sens.items()},
-        provenance={k: metadata[k] for k in ("algorithm", "parameters", "randomness") if metadata and k in metadata},
+        provenance={**{k: metadata[k] for k in ("algorithm", "parameters", "randomness") if metadata and k in metadata},
+                    # a claim of the (untrusted) file, which checkers must not take for a fact
+                    **({"algorithm_source": "release metadata"} if metadata and metadata.get("algorithm") else {})},
     )
     if rec != "freeform":
         return Release(lo=lo, hi=hi, **common), []
@@ -433,14 +449,29 @@ def audit(
     """
     meta: Mapping[str, Any] | None = metadata
     if isinstance(release, (str, Path)):
-        published, file_meta = read_release(release, sep=sep, csv_escape=csv_escape)
+        try:
+            published, file_meta = read_release(release, sep=sep, csv_escape=csv_escape)
+        except StaleMetadataError as e:  # the metadata does not belong to the file: nothing is audited
+            return AuditReport([Finding("metadata", str(e))], [], {"metadata": "stale"})
         meta = meta if meta is not None else file_meta
     elif isinstance(release, pd.DataFrame):
         published = release
     else:
         raise InvalidParameterError(f"release must be a file path or a DataFrame; got {type(release).__name__}.")
     published = published.reset_index(drop=True)
-    ds = _dataset(original, published, meta, quasi_identifiers, sensitive, identifiers, insensitive, hierarchies)
+    if meta is None and model is None:
+        no_claim = Finding("metadata", "The release has no metadata naming its models, so it claims nothing that can be "
+                           "verified; say which models to check (--model NAME with its parameters; model=...).")
+        if quasi_identifiers is None and not isinstance(original, Dataset):
+            return AuditReport([no_claim], [], {"metadata": False})
+    try:
+        ds, untrusted = _dataset(original, published, meta, quasi_identifiers, sensitive, identifiers, insensitive,
+                                 hierarchies)
+    except DataError as e:
+        if quasi_identifiers is not None or isinstance(original, Dataset) or meta is None:
+            raise  # the auditor's own roles do not fit the original: a usage error
+        return AuditReport([Finding("roles", f"The roles of the release metadata (untrusted) do not fit the original: "
+                                    f"{e}")], [], {"metadata": True})
     findings: list[Finding] = []
     # 1. columns
     pub_cols = [str(c) for c in published.columns]
@@ -467,6 +498,8 @@ def audit(
             if want is not None and want != hierarchy_fingerprint(h):
                 findings.append(Finding("metadata", f"The hierarchy given for {c!r} is not the one the release was made "
                                         "with (fingerprints differ); give the same hierarchy (-H)."))
+    if untrusted:
+        findings += _role_findings(ds, published, untrusted, _claimed_k(model, meta))
     if meta is not None and meta.get("perturbed"):
         findings.append(Finding("perturbed", f"The release metadata says it perturbs published values (algorithm "
                                 f"{meta.get('algorithm')!r}): a perturbed release is not a generalization of its "
@@ -477,6 +510,8 @@ def audit(
         "input_records": ds.n,
         "published_rows": len(published),
         "suppressed": ds.n - len(published),
+        # roles taken from the release's own metadata: untrusted, audited above
+        "untrusted_roles": dict(untrusted),
     }
     if any(f.check in ("columns",) for f in findings):
         return AuditReport(findings, [], facts)
@@ -502,10 +537,16 @@ def audit(
         return AuditReport(findings, [], facts, rel)
     # 5. models
     if model is None:
-        if meta is None or not meta.get("models"):
-            raise InvalidParameterError("The release has no metadata naming its models; say which to check "
-                                        "(model=..., or --model NAME --k ... on the command line).")
-        models = models_from_metadata(meta)
+        if meta is None:
+            return AuditReport(findings + [no_claim], [], facts, rel)
+        if not meta.get("models"):
+            return AuditReport(findings + [Finding(
+                "metadata", "The release metadata lists no model, so the release claims no protection that can be "
+                "verified; check it with explicit models (--model NAME with its parameters; model=...).")], [], facts, rel)
+        try:
+            models = models_from_metadata(meta)
+        except (DataError, InvalidParameterError) as e:  # a claim this ktype cannot rebuild is not verified
+            return AuditReport(findings + [Finding("metadata", str(e))], [], facts, rel)
     else:
         models = [model] if isinstance(model, PrivacyModel) else list(model)
     if rel.recoding == "unknown":
@@ -519,31 +560,173 @@ def audit(
     from .models._table import model_scope
 
     facts["scopes"] = {str(m): model_scope(m, rel.recoding) for m in models}
+    _verify_algorithm_claim(ds, rel, models)
+    results = []
     with shared_graph(rel, graph) if graph is not None else nullcontext():  # built and matched once
-        results = [m.check(rel) for m in models]
+        for m in models:
+            try:
+                results.append(m.check(rel))
+            except KtypeError as e:
+                if model is not None and not untrusted:
+                    raise  # the auditor's models on the auditor's roles: a usage error
+                # a claim (models or roles from the untrusted metadata) that cannot even be checked is not verified
+                findings.append(Finding("models", f"{m} cannot be checked on this release as its metadata describes "
+                                        f"it: {e}"))
     return AuditReport(findings, results, facts, rel)
 
 
 def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Mapping[str, Any] | None,
              quasi_identifiers: Sequence[str] | None, sensitive: Sequence[str] | str, identifiers: Sequence[str],
-             insensitive: Sequence[str], hierarchies: Mapping[str, Any] | None) -> Dataset:
+             insensitive: Sequence[str], hierarchies: Mapping[str, Any] | None) -> tuple[Dataset, dict[str, str]]:
+    """The original as a Dataset, and the roles taken from the (untrusted) release metadata.
+
+    Roles the auditor gives are authoritative: a :class:`Dataset`, or ``quasi_identifiers``
+    (then every role is the auditor's). Without ``quasi_identifiers`` the roles the auditor
+    does give (``sensitive``, ``identifiers``, ``insensitive``, and a hierarchy, which names
+    a quasi-identifier) win, and the other columns take the metadata's role; those are
+    returned, to be audited (:func:`_role_findings`) and reported. Original columns with no
+    role are identifiers; metadata roles of columns the original lacks are ignored (such a
+    published column is undeclared).
+    """
     if isinstance(original, Dataset):
-        return original
+        return original, {}
     if not isinstance(original, pd.DataFrame):
         raise DataError(f"Expected the original as a pandas DataFrame or a ktype Dataset; got {type(original).__name__}.")
     sens = [sensitive] if isinstance(sensitive, str) else list(sensitive)
-    if quasi_identifiers is None:
-        if meta is None:
-            raise InvalidParameterError("Name the quasi-identifiers (quasi_identifiers=[...] / --qi): the release has no "
-                                        "metadata giving the roles.")
-        roles = {c["name"]: c.get("role") for c in meta.get("columns", [])}
-        quasi_identifiers = [c for c, r in roles.items() if r == "quasi_identifier"]
-        sens = sens or [c for c, r in roles.items() if r == "sensitive"]
-        insensitive = list(insensitive) or [c for c, r in roles.items() if r == "insensitive"]
-        named = set(quasi_identifiers) | set(sens) | set(insensitive)
-        identifiers = list(identifiers) or [str(c) for c in original.columns if str(c) not in named]
-    return Dataset(original, quasi_identifiers=quasi_identifiers, sensitive=sens, identifiers=identifiers,
-                   insensitive=insensitive, hierarchies=hierarchies)
+    if quasi_identifiers is not None:
+        return Dataset(original, quasi_identifiers=quasi_identifiers, sensitive=sens, identifiers=identifiers,
+                       insensitive=insensitive, hierarchies=hierarchies), {}
+    if meta is None:
+        raise InvalidParameterError("Name the quasi-identifiers (quasi_identifiers=[...] / --qi): the release has no "
+                                    "metadata giving the roles.")
+    cols = [str(c) for c in original.columns]
+    given: dict[str, str] = {}
+    for role, names in (("sensitive", sens), ("identifier", identifiers), ("insensitive", insensitive)):
+        for c in names:
+            given.setdefault(str(c), role)
+    for c in hierarchies or {}:
+        given.setdefault(str(c), "quasi_identifier")
+    untrusted = {str(c["name"]): str(c.get("role")) for c in meta.get("columns", [])
+                 if str(c.get("name")) in cols and str(c.get("name")) not in given
+                 and c.get("role") in ("quasi_identifier", "sensitive", "insensitive")}
+    role = {**untrusted, **given}
+    qis = [c for c in untrusted if role[c] == "quasi_identifier"] + [c for c in given if given[c] == "quasi_identifier"]
+    named = [c for c in cols if role.get(c) in ("sensitive", "insensitive")]
+    ds = Dataset(original, quasi_identifiers=qis, sensitive=[c for c in named if role[c] == "sensitive"],
+                 identifiers=[c for c in cols if c not in qis and c not in named],
+                 insensitive=[c for c in named if role[c] == "insensitive"], hierarchies=hierarchies)
+    return ds, untrusted
+
+
+def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyModel]) -> None:
+    """Check the metadata's algorithm name where a checker would otherwise take it on trust.
+
+    The sufficient condition of :class:`~ktype.models.TransparentLDiversity` (used above its
+    exact method's size) holds for the outputs of a proved-transparent algorithm only. Tailor
+    with distinct identifiers is deterministic (Xiao, Tao & Koudas, TODS 2010, §4.1: ties
+    broken by the public identifier order), so it is re-run on the original and its output
+    compared with the release; the outcome goes into the release's provenance
+    (``algorithm_verified`` / ``algorithm_refuted`` / ``algorithm_not_verified``) for the checker. Ace and Hybrid draw
+    secret random choices, and Tailor without distinct identifiers breaks ties by a secret
+    order: those claims stay unverified, and the check says so.
+    """
+    from .models.transparent import TransparentLDiversity
+
+    prov = rel.provenance
+    if prov.get("algorithm_source") != "release metadata":
+        return
+    alg = str(prov.get("algorithm", "")).strip().lower().replace("-", "_")
+    todo = [m for m in models if isinstance(m, TransparentLDiversity) and m.algorithm is None
+            and m.resolved_method(rel) == "sufficient"]
+    if not todo or alg != "tailor":
+        return
+    keys = ds.data[ds.identifiers].astype(str).agg("\x1f".join, axis=1) if ds.identifiers else None
+    if keys is None or keys.duplicated().any():
+        prov["algorithm_not_verified"] = ("tailor breaks ties by a secret random order when the identifiers are not "
+                                          "distinct, so its output cannot be recomputed")
+        return
+    from .algorithms import run
+
+    m = todo[0]
+    col = ds.sensitive_column(m.sensitive)
+    try:
+        ref = run("tailor", ds, TransparentLDiversity(m.l, sensitive=m.sensitive), rng=0)
+    except KtypeError as e:
+        prov["algorithm_not_verified"] = f"tailor cannot run on the original ({e})"
+        return
+
+    def rows(r: Release) -> np.ndarray:
+        keep = ~np.asarray(r.suppressed, dtype=bool)
+        t = np.column_stack([r.lo[keep], r.hi[keep], r.sensitive_codes(col)[keep]]).astype(np.int64)
+        return t[np.lexsort(t.T[::-1])] if len(t) else t
+
+    if rows(ref).shape == rows(rel).shape and np.array_equal(rows(ref), rows(rel)):
+        prov["algorithm_verified"] = "tailor re-run on the original (distinct identifiers) publishes this release"
+    else:
+        prov["algorithm_refuted"] = "re-run on the original (distinct identifiers), tailor publishes another release"
+
+
+def _claimed_k(model: PrivacyModel | Sequence[PrivacyModel] | None, meta: Mapping[str, Any] | None) -> int:
+    """The largest k the release is checked for (its metadata's models, or the given ones); 2 without one."""
+    ks = [2]
+    if model is not None:
+        for m in [model] if isinstance(model, PrivacyModel) else list(model):
+            if isinstance(getattr(m, "k", None), int):
+                ks.append(int(m.k))  # type: ignore[attr-defined]
+    elif meta is not None:
+        for entry in meta.get("models") or []:
+            k = (entry.get("params") or {}).get("k") if isinstance(entry, Mapping) else None
+            if isinstance(k, int) and not isinstance(k, bool):
+                ks.append(k)
+    return max(ks)
+
+
+def _role_findings(ds: Dataset, published: pd.DataFrame, untrusted: Mapping[str, str], k: int) -> list[Finding]:
+    """Audit the roles taken from the release metadata (module docstring, step 1).
+
+    A published column the metadata does not make a quasi-identifier is published with its
+    exact values (step 4 proves they are the original's). It fails, whatever role the
+    metadata gives it, when in the original table
+
+    * the identifier hints flag it (:func:`ktype.risk.identifier_hints`: a name, a number
+      such as an SSN or a record number, an e-mail address, an exact date, a ZIP code, ...,
+      by its name or values, or a column whose values are all distinct); or
+    * it singles people out: a value of a *sensitive* column held by one record only, a
+      value of an *insensitive* column held by fewer than ``k`` records (``k`` the largest the
+      release is checked for, at least 2) — an unprotected column that a hidden
+      quasi-identifier (exact ages relabelled "insensitive") cannot avoid being.
+
+    The rule cannot tell every quasi-identifier relabelled "sensitive" from a sensitive
+    attribute (one whose values are all shared by two or more records passes it); roles
+    given by the auditor are never second-guessed.
+    """
+    from .risk.hipaa import identifier_hints
+
+    exact = [str(c) for c in published.columns if untrusted.get(str(c)) in ("sensitive", "insensitive")]
+    if not exact:
+        return []
+    hints = {h.column: h for h in identifier_hints(ds.data[exact])}
+    out: list[Finding] = []
+    for c in exact:  # loop over columns
+        role = untrusted[c]
+        why = []
+        if c in hints:
+            why.append(f"it looks like {hints[c].category} ({hints[c].reason})")
+        need = 2 if role == "sensitive" else max(2, k)
+        codes, _ = pd.factorize(ds.data[c], use_na_sentinel=False)
+        counts = np.bincount(codes)
+        rare = counts[codes] < need
+        if rare.any():
+            what = "is held by that record only" if need == 2 else f"is shared by fewer than {need} records"
+            why.append(f"it singles people out: for {int(rare.sum())} original record(s) the value {what}")
+        if why:
+            out.append(Finding(
+                "roles", f"Column {c!r} is published with its exact values as {role!r}, a role only the release "
+                f"metadata (untrusted) gives it, and {'; '.join(why)}. Such a column fails whatever role the metadata "
+                "claims; if it really is " + role + ", give the roles yourself (--qi, --sensitive, --insensitive, "
+                "--identifier or a config file; quasi_identifiers=... in Python).",
+                records=[int(i) for i in np.flatnonzero(rare)[:MAX_LISTED]]))
+    return out
 
 
 def _plain(x: Any) -> Any:

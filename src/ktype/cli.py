@@ -535,10 +535,15 @@ def check(
     na_values: NaOpt = None,
     missing: MissingOpt = None,
 ) -> None:
-    """Audit a released file against its original, then check its models. Exit 1 if anything fails.
+    """Audit a released file against its original, then check its models.
 
-    The audit: no identifier or undeclared column; every published row (all-* rows too)
-    assigned to a distinct original record it generalizes; counts agree with the metadata.
+    The release file and its metadata are untrusted; the original and the roles, models and
+    hierarchies given here are trusted. The audit: no identifier or undeclared column; every
+    published row (all-* rows too) assigned to a distinct original record it generalizes;
+    counts agree with the metadata.
+    Exit 1 when any of it or any model fails, or a claim cannot be verified (metadata stale,
+    missing or listing no model, a claimed algorithm that cannot have produced the release);
+    exit 2 on a usage error.
     """
     from .api import make_models, models_from_names
     from .audit import audit
@@ -589,15 +594,25 @@ def check(
     if as_json or cfg.get("json"):
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
+        from rich.markup import escape
+
         f = report.facts
-        out.print(f"release: {f.get('published_rows')} rows published of {f.get('input_records')} records "
-                  f"({f.get('suppressed')} suppressed); metadata: {'yes' if f.get('metadata') else 'no'}; "
-                  f"recoding: {f.get('recoding', '?')}")
+        if "published_rows" in f:
+            out.print(f"release: {f.get('published_rows')} rows published of {f.get('input_records')} records "
+                      f"({f.get('suppressed')} suppressed); metadata: {'yes' if f.get('metadata') else 'no'}; "
+                      f"recoding: {f.get('recoding', '?')}")
+        untrusted = f.get("untrusted_roles") or {}
+        if untrusted:
+            out.print("roles from the release metadata (untrusted; audited): "
+                      + ", ".join(f"{c}={r}" for c, r in untrusted.items()))
         for finding in report.findings:
-            out.print(f"[red]FAIL[/] {finding}")
+            out.print(f"[red]FAIL[/] {escape(str(finding))}")
         for r in report.results:
             mark = "[green]PASS[/]" if r.satisfied else "[red]FAIL[/]"
-            out.print(f"{mark} {r.model}: {r.summary}")
+            out.print(f"{mark} {escape(r.model)}: {escape(str(r.summary))}")
+        if report.findings and any(r.satisfied for r in report.results):
+            out.print(f"[red]FAIL[/] the release fails its audit ({len(report.findings)} finding(s) above): a model "
+                      "verdict on it proves nothing.")
     raise typer.Exit(0 if report.passed else 1)
 
 
@@ -797,7 +812,10 @@ def attack(
 ) -> None:
     """Reverse-engineering attack by an adversary who knows the algorithm (exact; tiny tables only).
 
-    Prints every individual's posterior risk; exits 1 when some risk exceeds 1/ℓ.
+    Prints every individual's posterior risk. Exits 1 when some risk exceeds 1/ℓ, and when no
+    candidate instance yields the release under the assumed algorithm (that algorithm cannot
+    have produced it, so the risks, all 0/0, prove nothing); 0 only when the release is a
+    possible output and every risk is at most 1/ℓ.
     """
     from .attacks.transparent import attack as run_attack
 
@@ -818,9 +836,15 @@ def attack(
             mark = " [red]> 1/ℓ[/]" if r * rep.l > 1 else ""
             tab.add_row(str(o), f"{r} ({float(r):.3f}){mark}")
         out.print(tab)
-        verdict = "[red]attack succeeds[/]" if rep.succeeded else "[green]attack fails: risk ≤ 1/ℓ for everyone[/]"
+        if not rep.consistent:
+            verdict = (f"[red]{rep.algorithm} cannot have produced this release[/]: no candidate instance yields it, "
+                       "so the risks (0/0) show nothing")
+        elif rep.succeeded:
+            verdict = "[red]attack succeeds[/]"
+        else:
+            verdict = "[green]attack fails: risk ≤ 1/ℓ for everyone[/]"
         out.print(f"{verdict}; {rep.positive_instances} of {rep.candidates} candidate instances can yield this release")
-    raise typer.Exit(1 if rep.succeeded else 0)
+    raise typer.Exit(1 if rep.succeeded or not rep.consistent else 0)
 
 
 @app.command()
@@ -888,16 +912,18 @@ def anatomy(
 def check_anatomy_cmd(
     prefix: Annotated[Path, typer.Argument(help="Prefix P of P.qi.csv and P.sensitive.csv.")],
     l: Annotated[float, typer.Option("--l", "-l", help="ℓ to check (frequency ℓ-diversity of every group).")],  # noqa: E741
-    original: Annotated[Path | None, typer.Option("--original", help="The original table: the QI rows and sensitive values must match it.")] = None,
+    original: Annotated[Path | None, typer.Option("--original", help="The original table: the groups must be a split of its records.")] = None,
     dataset: DatasetOpt = None,
-    qi: QiOpt = None,
+    qi: Annotated[list[str] | None, typer.Option("--qi", help="The quasi-identifier columns of the QI table; any other column fails the check.")] = None,
     sensitive: SensOpt = None,
     identifier: IdOpt = None,
     sep: SepOpt = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Check an anatomy release: the tables join, every group is ℓ-diverse, and (with the
-    original) they hold exactly the original's QI rows and sensitive values. Exit 1 if not."""
+    """Check an anatomy release, whose two tables are untrusted: the QI table holds only the
+    declared quasi-identifiers (--qi, or the original's) beside the group ID, the tables join,
+    every group is ℓ-diverse, and (with --original) some split of the original's records into
+    the groups yields exactly both tables. Exit 1 if any of it fails or cannot be shown."""
     from .algorithms.transparent.anatomy import check_anatomy, read_anatomy
 
     try:
@@ -907,7 +933,7 @@ def check_anatomy_cmd(
             if not sensitive:
                 sensitive = [an.sensitive_column]
             ds = _load_dataset(original, dataset, _split(qi), _split(sensitive), _split(identifier), {}, sep)
-        res = check_anatomy(an, l, ds)
+        res = check_anatomy(an, l, ds, quasi_identifiers=_split(qi) or None)
     except KtypeError as e:
         _fail(e)
         return
@@ -916,6 +942,8 @@ def check_anatomy_cmd(
     else:
         mark = "[green]PASS[/]" if res.satisfied else "[red]FAIL[/]"
         out.print(f"{mark} {res.model}: {res.summary}")
+        for why in res.summary.get("reasons", []):
+            out.print(f"[red]FAIL[/] {why}")
     raise typer.Exit(0 if res.satisfied else 1)
 
 

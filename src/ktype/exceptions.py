@@ -12,6 +12,7 @@ __all__ = [
     "InvalidParameterError",
     "HierarchyError",
     "DataError",
+    "StaleMetadataError",
     "UnassignedColumnsError",
     "UnsupportedModelError",
     "InfeasibleError",
@@ -38,6 +39,11 @@ class HierarchyError(KtypeError, ValueError):
 
 class DataError(KtypeError, ValueError):
     """The input table is unusable: missing values, unknown columns, malformed file."""
+
+
+class StaleMetadataError(DataError):
+    """A release file's metadata does not belong to it (its recorded checksum differs): the
+    file was changed after its metadata was written, or the metadata is another file's."""
 
 
 class UnassignedColumnsError(DataError):

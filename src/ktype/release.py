@@ -15,7 +15,7 @@ from ._grouping import lexsort_rows
 from ._io import atomic_write, escape_csv_cells, output_format
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
-from .exceptions import DataError
+from .exceptions import DataError, StaleMetadataError
 
 __all__ = ["Release", "versions", "read_release", "sidecar_path", "hierarchy_fingerprint"]
 
@@ -442,8 +442,10 @@ def read_release(
 
     Parquet: the ``ktype.release`` key-value metadata. CSV: the sidecar ``NAME.ktype.json``;
     a sidecar whose recorded SHA-256 differs from the file's bytes raises
-    :class:`~ktype.exceptions.DataError` (the file was edited, or the sidecar belongs to
-    another file). CSV cells escaped against spreadsheet formulas are unescaped
+    :class:`~ktype.exceptions.StaleMetadataError` (a :class:`~ktype.exceptions.DataError`:
+    the file was edited, or the sidecar belongs to another file). The SHA-256 is unkeyed: it
+    ties a sidecar to its file, and anyone who edits the file can recompute it, so it does
+    not show who wrote either. CSV cells escaped against spreadsheet formulas are unescaped
     (``csv_escape``: default from the sidecar, else True, as :meth:`Release.save` writes).
     """
     import hashlib
@@ -471,7 +473,7 @@ def read_release(
             want = (meta.get("file") or {}).get("sha256")
             have = hashlib.sha256(path.read_bytes()).hexdigest()
             if want != have:
-                raise DataError(
+                raise StaleMetadataError(
                     f"The metadata sidecar {side} does not belong to {path}: the file's SHA-256 is {have[:12]}..., "
                     f"the sidecar records {str(want)[:12]}... The file was changed after it was written (or the "
                     "sidecar is another release's). Remove the sidecar to check the file with explicit flags."

@@ -372,6 +372,13 @@ class AttackReport:
         """True when some individual's risk exceeds 1/ℓ (the release is not transparently ℓ-diverse)."""
         return self.max_risk > Fraction(1, self.l)
 
+    @property
+    def consistent(self) -> bool:
+        """True when some candidate instance yields the release under the assumed algorithm.
+        False means the algorithm cannot have produced it: every risk is then 0/0 (reported
+        as 0) and says nothing about the release."""
+        return self.positive_instances > 0
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "algorithm": self.algorithm,
@@ -379,6 +386,7 @@ class AttackReport:
             "bound": str(Fraction(1, self.l)),
             "max_risk": str(self.max_risk),
             "succeeded": self.succeeded,
+            "consistent": self.consistent,
             "candidates": self.candidates,
             "positive_instances": self.positive_instances,
             "risk": {str(o): str(r) for o, r in self.risk.items()},

@@ -22,6 +22,15 @@ What this checker verifies (independently of any algorithm):
   distinct preimages; each original is a preimage of exactly that many boxes), every
   preimage lies inside its box (ranges and value sets), and the true record of each row
   (``source``) is one of its preimages (α ⊆ E, so the published data are truthful).
+* **Without the witness** (a release read back from a file, whose generalization graph is
+  private): the consistency graph contains a k-regular spanning subgraph — a *k-factor*,
+  decided by one maximum flow (:meth:`ConsistencyGraph.k_factor`) — so that some k-regular
+  E could have produced the boxes. Match counts alone do not imply it: on four records
+  A, B, C, D the boxes ``{A,D}``, ``{B,D}``, ``{C,D}``, ``*`` give every record two matches,
+  yet ``*`` is the only other box of A, B and C (degree 3 on a row that a 2-regular E
+  gives 2 edges), and A lies in row 1 in 3 of the 4 perfect matchings: an adversary
+  guesses its row with probability 3/4, not 1/2. Summary key ``k_regular_subgraph``:
+  whether such a graph is established (by the witness in memory, by the flow otherwise).
 
 It cannot verify that α was drawn uniformly with secret randomness — a property of the
 process, not of the output (spec P2, P3); the algorithms document how they draw it.
@@ -45,7 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._validation import Interval
-from ..exceptions import DataError
+from ..exceptions import DataError, InvalidParameterError
 from ..release import Release
 from ._base import CheckResult, PrivacyModel
 from ._graph import consistency_graph
@@ -98,6 +107,21 @@ class FreeformKAnonymity(PrivacyModel):
             else:
                 ok &= cnt >= self.k
                 summary["min_matches"] = int(cnt.min()) if n else 0
+        if not witness:
+            # without the witness, the k-regular generalization graph it would hold must at
+            # least exist inside the consistency graph (a k-factor, one maximum flow)
+            try:
+                exists, short = consistency_graph(release).k_factor(self.k)
+            except InvalidParameterError as e:  # too large to decide: not verified, so not passed
+                exists, short = False, np.ones(n, dtype=bool)
+                summary["basis"] = f"the {self.k}-factor cannot be decided: {e}"
+            else:
+                if not exists:
+                    summary["basis"] = (f"no {self.k}-regular generalization graph fits these boxes (the consistency "
+                                        f"graph has no {self.k}-factor), so the candidates cannot all be equiprobable")
+            summary["k_regular_subgraph"] = exists
+            if not exists:
+                ok &= ~short if short.any() else np.zeros(n, dtype=bool)
         summary["failing_records"] = int((~ok).sum())
         return CheckResult(str(self), bool(ok.all()), ok, summary)
 
@@ -130,6 +154,9 @@ class FreeformKAnonymity(PrivacyModel):
                 "regular": regular,
                 "edges_outside_box": int((~inside).sum()),
                 "untruthful_rows": int((~truthful).sum()),
+                # a d-regular E (d >= k) inside the boxes is a union of d perfect matchings, so k of
+                # them form a k-factor of the consistency graph: what the file check decides by a flow
+                "k_regular_subgraph": bool(regular and d >= self.k and inside.all()),
             }
         )
         ok = (good >= self.k) & (deg == d)

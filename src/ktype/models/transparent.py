@@ -571,13 +571,16 @@ class TransparentLDiversity(ClassModel):
         name = self.algorithm or release.provenance.get("algorithm")
         return None if name is None else str(name).strip().lower().replace("-", "_")
 
-    def check(self, release: Release) -> CheckResult:
+    def resolved_method(self, release: Release) -> str:
+        """``"exact"`` or ``"sufficient"``: the check :meth:`check` runs on ``release``."""
+        if self.method != "auto":
+            return self.method
         ds = release.dataset
-        method = self.method
-        if method == "auto":
-            method = "exact" if (release.n <= self.exact_rows and len(ds.identifiers) == 1
-                                 and not any(h.is_tree for h in ds.hierarchies)) else "sufficient"
-        if method == "exact":
+        return "exact" if (release.n <= self.exact_rows and len(ds.identifiers) == 1
+                           and not any(h.is_tree for h in ds.hierarchies)) else "sufficient"
+
+    def check(self, release: Release) -> CheckResult:
+        if self.resolved_method(release) == "exact":
             return self._check_exact(release)
         return self._check_sufficient(release)
 
@@ -598,7 +601,27 @@ class TransparentLDiversity(ClassModel):
             else ("no algorithm named: transparency is a property of the algorithm (pass algorithm=...)" if alg is None
                   else f"{alg} is not proved transparent; use method='exact' on a tiny table or an attack")
         )
-        if theorem is None:
+        # The theorems hold for the algorithm's outputs only. A name read from a release file's
+        # metadata is a claim, not a fact: it counts only once shown (the audit re-runs the
+        # deterministic Tailor and compares); otherwise the verdict says it is not verifiable.
+        prov = release.provenance
+        claimed = self.algorithm is None and prov.get("algorithm_source") == "release metadata"
+        verified = prov.get("algorithm_verified")
+        unverified = theorem is not None and claimed and not verified
+        diverse = ("every group is " + str(self.l) + "-diverse" if bool(per_record.all())
+                   else "not every group is " + str(self.l) + "-diverse")
+        if unverified and prov.get("algorithm_refuted"):
+            reason = (f"{diverse}; the algorithm name {alg!r} comes from the release's metadata (untrusted), and "
+                      f"{alg} did not produce this release: {prov['algorithm_refuted']}")
+        elif unverified:
+            why = prov.get("algorithm_not_verified") or (
+                f"{alg} is randomized: no polynomial check shows that this release is one of its outputs")
+            size = f"for n > {self.exact_rows}" if release.n > self.exact_rows else "without the exact method"
+            reason = (f"{diverse}; transparency not verifiable {size}: the algorithm name {alg!r} comes from the "
+                      f"release's metadata (untrusted), and {why}")
+        elif theorem is not None and claimed:
+            reason += f"; {alg} verified: {verified}"
+        if theorem is None or unverified:
             per_record[:] = False
         summary: dict[str, Any] = {
             "method": "sufficient condition",
@@ -608,7 +631,10 @@ class TransparentLDiversity(ClassModel):
             "failing_classes": int((~ok_class).sum()),
             "failing_records": int((~per_record).sum()),
         }
-        return CheckResult(str(self), bool(per_record.all()) and theorem is not None, per_record, summary)
+        if claimed:
+            summary["algorithm_verified"] = bool(verified)
+        return CheckResult(str(self), bool(per_record.all()) and theorem is not None and not unverified, per_record,
+                           summary)
 
     def _check_exact(self, release: Release) -> CheckResult:
         alg = self._algorithm_of(release)
@@ -620,20 +646,52 @@ class TransparentLDiversity(ClassModel):
         ids = ds.data[ds.identifiers[0]].tolist()
         bound = Fraction(1, self.l)
         ok_person = np.array([res.risk[o] <= bound for o in ids], dtype=bool)
+        # The claim "alg produced this release" is itself checked: the original table (known
+        # to the checker) must be an instance that alg turns into this release with positive
+        # probability. Zero positive instances (the risks are then 0/0, read as 0) or an
+        # original the algorithm cannot map to the release means alg did not produce it, and
+        # the posterior risks computed under that false premise prove nothing.
+        p_original = self._original_probability(release, published, alg)
+        produced = res.positive > 0 and p_original > 0
+        above = int((~ok_person).sum())
+        if not produced:
+            ok_person[:] = False
         if release.source is not None:
             per_record = ok_person[release.source]
         else:
             per_record = np.full(release.n, bool(ok_person.all()))
-        summary = {
+        summary: dict[str, Any] = {
             "method": "exact",
             "algorithm": alg,
             "max_risk": str(res.max_risk),
             "bound": str(bound),
             "candidates": res.candidates,
             "positive_instances": res.positive,
-            "individuals_above_bound": int((~ok_person).sum()),
+            "original_probability": str(p_original),
+            "individuals_above_bound": above,
         }
+        if not produced:
+            summary["basis"] = (
+                f"{alg} cannot have produced this release: "
+                + (f"none of the {res.candidates} candidate instances yields it" if res.positive == 0
+                   else "the original table does not yield it")
+                + f" (Pr{{{alg}(T, {self.l}) = T*}} = 0); the claimed algorithm is false, so transparency is not shown"
+            )
         return CheckResult(str(self), bool(ok_person.all()), per_record, summary)
+
+    def _original_probability(self, release: Release, published: Output, alg: str) -> Fraction:
+        """``Pr{alg(T, ℓ) = T*}`` for the original table T itself (the instance the release was
+        made from), by the same reference model as the oracle."""
+        ds = release.dataset
+        dist, _ = reference_distribution(alg)
+        coords = qi_coordinates(ds)
+        col = ds.sensitive_column(self.sensitive)
+        values = ds.sensitive_values[col]
+        codes = ds.sensitive_codes[col]
+        ids = ds.data[ds.identifiers[0]].tolist()
+        rows = tuple(sorted(((ids[i], tuple(int(coords[j][ds.X[i, j]]) for j in range(ds.r)), values[int(codes[i])])
+                             for i in range(ds.n)), key=lambda r: r[0]))  # tiny tables only (exact method)
+        return dist(rows, self.l).get(published, Fraction(0))
 
 
 from .ldiversity import FrequencyLDiversity, as_fraction  # noqa: E402  (after the oracle, which it does not use)

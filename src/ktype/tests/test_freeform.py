@@ -559,7 +559,7 @@ def test_symmetric_variant_is_refused_clearly(name):
 
 def test_audit_builds_and_solves_the_matching_once_with_the_checkers_verdicts(tmp_path, monkeypatch):
     """The audit of a freeform file lends its consistency graph (and maximum flow) to the
-    model checks: one graph, one flow, and the same verdicts and numbers as checking the
+    model checks: one graph, one matching flow (plus the checker's k-factor flow), and the same verdicts and numbers as checking the
     in-memory release without its witness, for a passing and a failing model."""
     import dataclasses
 
@@ -593,7 +593,8 @@ def test_audit_builds_and_solves_the_matching_once_with_the_checkers_verdicts(tm
         truth = model.check(bare)
         built.clear(), flows.clear()
         rep = audit(ds, path, model)
-        assert len(built) == 1 and len(flows) == 1, (len(built), len(flows))
+        # one graph; one flow for the audit's matching (lent to the checker), one for the k-factor
+        assert len(built) == 1 and len(flows) == 2, (len(built), len(flows))
         assert not rep.findings and rep.passed == truth.satisfied == (k == 4)
         assert rep.results[0].summary == truth.summary
         # the file's row order is the release's: per-record verdicts line up

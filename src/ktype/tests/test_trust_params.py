@@ -176,8 +176,10 @@ def test_check_needs_a_model_and_its_parameters(people, tmp_path):
     res = runner.invoke(app, ["check", str(out), "--original", str(path), *BASE])
     assert res.exit_code == 0 and "PASS KAnonymity(k=4)" in res.output, res.output
     (tmp_path / "r.ktype.json").unlink()
+    # nothing claimed, nothing asked: a failed check (exit 1), not a usage error
+    res = runner.invoke(app, ["check", str(out), "--original", str(path), *BASE])
+    assert res.exit_code == 1 and "no metadata naming its models" in res.output, res.output
     for args, msg in [
-        ([], "no metadata naming its models"),
         (["--model", "k-anonymity"], "k-anonymity needs k"),
         (["--model", "k-anonymity", "--k", "10", "--l", "3"], "takes l=3.0"),
         (["--model", "distinct-l-diversity", "--l", "2.5"], "needs an integer l"),

@@ -22,6 +22,7 @@ generalizes. Only ``tailor``, ``ace`` and ``hybrid`` are offered: Mask alters va
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,12 +123,26 @@ def anatomize(dataset: Dataset, algorithm: str, l: int, *, rng: RNGLike = None) 
     return out
 
 
-def check_anatomy(anatomy: Anatomy, l: float, dataset: Dataset | None = None) -> CheckResult:  # noqa: E741
-    """Independent check of an anatomy release: the two tables join (same group IDs, same group
-    sizes) and every group is frequency ℓ-diverse — the rule of
-    :class:`~ktype.models.FrequencyLDiversity` (``max count · ℓ ≤ |G|``, exact). With
-    ``dataset``, also that the QI table holds exactly the dataset's QI rows and the sensitive
-    table exactly its sensitive values (as multisets). ``per_record`` is per QI-table row.
+def check_anatomy(anatomy: Anatomy, l: float, dataset: Dataset | None = None, *,  # noqa: E741
+                  quasi_identifiers: Sequence[str] | None = None) -> CheckResult:
+    """Independent check of an anatomy release, whose two tables are untrusted.
+
+    * **Columns**: the QI table holds ``group`` and exactly the declared quasi-identifiers
+      (``dataset.quasi_identifiers``, else ``quasi_identifiers``); any other column (a name,
+      a sensitive value copied next to its QIs) is undeclared and fails the check, and with
+      nothing declared every column is undeclared. With ``dataset``, the sensitive table's
+      column must be the dataset's sensitive column.
+    * **Join and diversity**: the two tables join (same group IDs, same group sizes) and every
+      group is frequency ℓ-diverse — the rule of :class:`~ktype.models.FrequencyLDiversity`
+      (``max count · ℓ ≤ |G|``, exact).
+    * **Provenance** (with ``dataset``): the QI table holds exactly the dataset's QI rows and
+      the sensitive table exactly its sensitive values (as multisets), and some split of the
+      original records into the groups yields both tables at once: every record is put in a
+      group holding one of its QI rows, and each group's sensitive values are those of the
+      records put in it. Equal overall multisets are not enough (swapping one sensitive value,
+      or one QI row, between two groups keeps them). See :func:`_groups_from_original`.
+
+    ``per_record`` is per QI-table row; ``summary`` says what failed.
     """
     from ...models.ldiversity import FrequencyLDiversity
 
@@ -157,14 +172,132 @@ def check_anatomy(anatomy: Anatomy, l: float, dataset: Dataset | None = None) ->
         "smallest_group": int(sizes_q.min()) if len(ids) else 0,
     }
     ok = bool(ok_group.all()) and bool(joined.all())
-    if dataset is not None:
-        qcols = [c for c in qi.columns if c != GROUP]
-        same_qi = sorted(map(tuple, qi[qcols].astype(str).to_numpy().tolist())) == sorted(
-            map(tuple, dataset.data[dataset.quasi_identifiers].astype(str).to_numpy().tolist()))
+    # columns: only the declared quasi-identifiers beside the group ID
+    qcols = [str(c) for c in qi.columns if c != GROUP]
+    declared = list(dataset.quasi_identifiers) if dataset is not None else (
+        None if quasi_identifiers is None else [str(c) for c in quasi_identifiers])
+    reasons: list[str] = []
+    if declared is None:
+        undeclared = qcols
+        reasons.append("no quasi-identifiers are declared (give them, or the original), so every QI-table column "
+                       f"{qcols} is undeclared")
+    else:
+        undeclared = [c for c in qcols if c not in declared]
+        missing = [c for c in declared if c not in qcols]
+        if undeclared:
+            reasons.append(f"the QI table publishes undeclared column(s) {undeclared}")
+        if missing:
+            reasons.append(f"the QI table lacks declared quasi-identifier(s) {missing}")
+            summary["missing_columns"] = missing
+    summary["undeclared_columns"] = undeclared
+    if dataset is not None and col not in dataset.sensitive:
+        reasons.append(f"the sensitive table's column {col!r} is not the dataset's sensitive column {dataset.sensitive}")
+    ok = ok and not reasons
+    if dataset is not None and not reasons:
+        keys = list(dataset.quasi_identifiers)
+        q_rows = qi[keys].astype(str)
+        o_rows = dataset.data[keys].astype(str)
+        same_qi = sorted(map(tuple, q_rows.to_numpy().tolist())) == sorted(map(tuple, o_rows.to_numpy().tolist()))
         same_s = sorted(st[col].astype(str).tolist()) == sorted(dataset.data[col].astype(str).tolist())
         summary.update(qi_rows_match_input=same_qi, sensitive_values_match_input=same_s)
         ok = ok and same_qi and same_s
-    return CheckResult(f"anatomy {model}", ok, ok_group[gq_i], summary)
+        if same_qi and same_s and bool(joined.all()):
+            bad_groups, how = _groups_from_original(o_rows, dataset.data[col].astype(str), q_rows, gq_i,
+                                                    pos, v_i, vals, len(ids))
+            summary["groups_match_input"] = not bad_groups.any()
+            summary["groups_not_from_input"] = int(bad_groups.sum())
+            summary["assignment"] = how
+            ok_group &= ~bad_groups
+            if bad_groups.any():
+                reasons.append(f"no split of the original records yields these groups ({int(bad_groups.sum())} "
+                               "group(s) hold QI rows and sensitive values that do not belong together)")
+            ok = ok and not bad_groups.any()
+    if reasons:
+        summary["reasons"] = reasons
+    per_row = ok_group[gq_i] & (not reasons)
+    return CheckResult(f"anatomy {model}", ok, per_row, summary)
+
+
+def _groups_from_original(o_rows: pd.DataFrame, o_vals: pd.Series, q_rows: pd.DataFrame, gq_i: np.ndarray,
+                          s_group: np.ndarray, s_val: np.ndarray, vals: np.ndarray, n_groups: int
+                          ) -> tuple[np.ndarray, str]:
+    """Which groups no split of the original records can yield (boolean per group).
+
+    Records with equal QI rows are interchangeable, so the question is on counts: with
+    ``c[t, g]`` the QI rows of type ``t`` in group ``g``, ``o[t, v]`` the original records of
+    type ``t`` and value ``v`` and ``s[g, v]`` the sensitive table's counts, is there an
+    integer ``f[t, g, v] >= 0`` with ``Σ_v f = c``, ``Σ_g f = o`` and ``Σ_t f = s``? A type in
+    one group only fixes its share (``f[t, g, v] = o[t, v]``): when every type is, the test is
+    one comparison of count tables. Types spread over several groups (duplicate QI rows, which
+    Ace's draws and Tailor's tie-breaks produce) leave a three-way table with fixed two-way
+    margins, decided exactly as an integer program (HiGHS via ``scipy.optimize.milp``).
+    """
+    from scipy import sparse
+    from scipy.optimize import LinearConstraint, milp
+
+    t_o, types = pd.factorize(pd.MultiIndex.from_frame(o_rows))
+    t_q = types.get_indexer(pd.MultiIndex.from_frame(q_rows))
+    v_o = pd.Index(vals).get_indexer(o_vals.to_numpy())
+    T, G, V = len(types), n_groups, len(vals)
+    # the three count tables, sparse (keys t*G+g, t*V+v, g*V+v; G and T can both be large)
+    c_key, c_cnt = np.unique(t_q.astype(np.int64) * G + gq_i, return_counts=True)
+    c_t, c_g = c_key // G, c_key % G
+    o_key, o_cnt = np.unique(t_o.astype(np.int64) * V + v_o, return_counts=True)
+    o_t, o_v = o_key // V, o_key % V
+    s_key, s_cnt = np.unique(s_group.astype(np.int64) * V + s_val, return_counts=True)
+    pure = np.bincount(c_t, minlength=T) == 1
+    home = np.zeros(T, dtype=np.int64)
+    home[c_t[pure[c_t]]] = c_g[pure[c_t]]
+    # a type in one group only puts all its records there: subtract them from the sensitive table
+    po = pure[o_t]
+    r_key, inv = np.unique(np.concatenate([s_key, home[o_t[po]] * V + o_v[po]]), return_inverse=True)
+    r_val = np.bincount(inv, weights=np.concatenate([s_cnt, -o_cnt[po]]), minlength=len(r_key)).astype(np.int64)
+    r_g = r_key // V
+
+    def groups(keys: np.ndarray) -> np.ndarray:
+        out = np.zeros(G, dtype=bool)
+        out[keys] = True
+        return out
+
+    how = "count tables, then an integer program"
+    if pure.all():
+        return groups(r_g[r_val != 0]), "count tables (every QI row type in one group)"
+    touched = groups(c_g[~pure[c_t]])  # groups holding QI rows of types spread over several groups
+    bad = groups(r_g[r_val < 0]) | (groups(r_g[r_val != 0]) & ~touched)
+    if bad.any():
+        return bad, how
+    # variables f[t, g, v] for the spread types: (t, g) with c > 0, (t, v) with o > 0, (g, v) with r > 0
+    amb_c, amb_o = ~pure[c_t], ~pure[o_t]
+    pairs = pd.DataFrame({"t": c_t[amb_c], "g": c_g[amb_c]}).merge(pd.DataFrame({"t": o_t[amb_o], "v": o_v[amb_o]}),
+                                                                   on="t")
+    t_, g_, v_ = (pairs[k].to_numpy(dtype=np.int64) for k in ("t", "g", "v"))
+    pos = np.searchsorted(r_key, g_ * V + v_)
+    hit = (pos < len(r_key)) & (r_key[np.minimum(pos, len(r_key) - 1)] == g_ * V + v_)
+    keep = hit & (r_val[np.minimum(pos, len(r_key) - 1)] > 0)
+    t_, g_, v_ = t_[keep], g_[keep], v_[keep]
+    m = len(t_)
+    # one equality per margin: (t, g) = c, (t, v) = o, (g, v) = r; a positive margin no variable enters is unmet
+    margins = [(c_t[amb_c] * G + c_g[amb_c], c_cnt[amb_c], t_ * G + g_),
+               (o_t[amb_o] * V + o_v[amb_o], o_cnt[amb_o], t_ * V + v_),
+               (r_key[r_val > 0], r_val[r_val > 0], g_ * V + v_)]
+    rows, rhs, offset = [], [], 0
+    for keys, counts, var_keys in margins:  # three margins
+        at = np.searchsorted(keys, var_keys)
+        filled = np.zeros(len(keys), dtype=bool)
+        filled[at] = True
+        if not filled.all():
+            return touched.copy(), how
+        rows.append(offset + at)
+        rhs.append(counts)
+        offset += len(keys)
+    b = np.concatenate(rhs).astype(np.float64)
+    A = sparse.csr_array((np.ones(3 * m), (np.concatenate(rows), np.tile(np.arange(m), 3))), shape=(len(b), m))
+    res = milp(np.zeros(m), constraints=LinearConstraint(A, b, b), integrality=np.ones(m), bounds=(0, np.inf),
+               options={"time_limit": 120})
+    if res.status == 0:
+        return np.zeros(G, dtype=bool), how
+    # infeasible, or undecided within the time limit: not shown to come from the original
+    return touched.copy(), how + ("" if res.status == 2 else f" (undecided: {res.message})")
 
 
 def anatomy_paths(prefix: str | Path) -> tuple[Path, Path]:
