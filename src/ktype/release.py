@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import lexsort_rows
-from ._io import atomic_write, escape_csv_cells, output_format
+from ._io import atomic_write, csv_text, output_format
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError
@@ -380,8 +380,7 @@ class Release:
         else:
             if sep is None:
                 sep = "\t" if path.suffix.lower() == ".tsv" else ","
-            table = escape_csv_cells(df) if csv_escape else df
-            data = table.to_csv(index=False, sep=sep).encode("utf-8")
+            data = csv_text(df, sep=sep, csv_escape=csv_escape).encode("utf-8")
             meta["file"] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "sep": sep,
                             "csv_escape": bool(csv_escape)}
             side = sidecar_path(path)

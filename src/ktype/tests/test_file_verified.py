@@ -1,0 +1,120 @@
+"""Issue #31, section 3: "verified" means the file on disk.
+
+A cell holding a bare carriage return (or another character some CSV reader ends a row
+at) must be quoted, so that the 300-row release reads back as 300 rows with every cell in
+its column; and the verdict ``anonymize`` prints and records must be about the written
+file, which is read back and compared before it is put in place.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import ktype
+from ktype import _io
+from ktype.cli import app
+from ktype.release import read_release, sidecar_path
+
+runner = CliRunner()
+
+#: every character str.splitlines breaks on; pandas and the csv module break on \r and \n
+BREAKS = {"CR": "\r", "LF": "\n", "CRLF": "\r\n", "VT": "\v", "FF": "\f", "FS": "\x1c", "GS": "\x1d", "RS": "\x1e",
+          "NEL": "\x85", "LS": "\u2028", "PS": "\u2029"}
+
+
+def _table(ch: str, n: int = 300) -> pd.DataFrame:
+    """300 rows; the sensitive and insensitive columns hold cells with ``ch`` inside, at the
+    start (a spreadsheet trigger for \\r) and at the end."""
+    i = np.arange(n)
+    return pd.DataFrame({
+        "age": 20 + (i * 7) % 50,
+        "zip": [f"941{(j * 3) % 20:02d}" for j in i],
+        "disease": np.array([f"flu{ch}cold", "cancer", f"{ch}asthma", "hiv", f'say "hi"{ch}'], dtype=object)[i % 5],
+        "note": np.array([f"a{ch}b{ch}c", "plain", f"x,{ch}y", f"end{ch}"], dtype=object)[i % 4],
+    })
+
+
+def _release(ch: str) -> ktype.Release:
+    return ktype.anonymize(_table(ch), quasi_identifiers=["age", "zip"], sensitive="disease", insensitive=["note"],
+                           hierarchies={"zip": {"masking": [1, 2, 3]}}, k=5)
+
+
+def _readers(path) -> dict[str, pd.DataFrame]:
+    """The table as pandas (C and python engines) and Python's csv module read it."""
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    with open(path, encoding="utf-8") as f:  # universal newlines, as a careless reader opens it
+        rows_u = list(csv.reader(f))
+    return {
+        "pandas-c": pd.read_csv(path, dtype=str, keep_default_na=False),
+        "pandas-python": pd.read_csv(path, dtype=str, keep_default_na=False, engine="python"),
+        "csv": pd.DataFrame(rows[1:], columns=rows[0]),
+        "csv-universal-newlines": pd.DataFrame(rows_u[1:], columns=rows_u[0]),
+    }
+
+
+@pytest.mark.parametrize("name", list(BREAKS))
+def test_line_break_cells_are_quoted_and_read_back_as_written(name, tmp_path):
+    """Release.save of a 300-row release whose cells hold ``\\r`` (etc.): every reader gets
+    300 rows back, each cell equal to the published one. Before the fix, a bare ``\\r``
+    was written unquoted and pandas read 300 rows as 420-600."""
+    ch = BREAKS[name]
+    rel = _release(ch)
+    want = _io.escape_csv_cells(rel.to_pandas()).astype(str)
+    assert len(want) == 300
+    path = tmp_path / "r.csv"
+    rel.save(path)
+    text = path.read_bytes().decode("utf-8")
+    for reader, got in _readers(path).items():
+        if reader == "csv-universal-newlines" and "\r" in ch:
+            continue  # universal-newline decoding rewrites \r inside quoted cells too: that reader loses the value, not the row
+        assert got.shape == want.shape, f"{reader} read {got.shape} for {want.shape} ({name})"
+        pd.testing.assert_frame_equal(got, want.reset_index(drop=True), check_dtype=False, obj=f"{reader} ({name})")
+    # a reader that splits the text into lines first (str.splitlines) still gets 300 records
+    assert len(list(csv.reader(text.splitlines()))) == 301
+    back, meta = read_release(path)
+    assert back.shape == want.shape and meta is not None
+
+
+def test_universal_newline_reader_keeps_the_rows_of_a_cr_cell(tmp_path):
+    rel = _release("\r")
+    path = tmp_path / "r.csv"
+    rel.save(path)
+    with open(path, encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert len(rows) == 301 and {len(r) for r in rows} == {4}
+
+
+def test_csv_text_quotes_header_and_leaves_clean_tables_byte_identical():
+    clean = pd.DataFrame({"a": ["x", "y,z", 'q"'], "b": [1.5, np.nan, 3.0]})
+    assert _io.csv_text(clean, csv_escape=False) == clean.to_csv(index=False)
+    odd = pd.DataFrame({"a\rb": ["1", "2"], "c": ["x\u2028", None]})
+    text = _io.csv_text(odd, csv_escape=False)
+    assert text.startswith('"a\rb",c\n')
+    got = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    assert list(got.columns) == ["a\rb", "c"] and got["c"].tolist() == ["x\u2028", ""]
+    # a TSV and a category column
+    cat = pd.DataFrame({"a": pd.Categorical(["p\rq", "r"]), "b": [1, 2]})
+    tsv = _io.csv_text(cat, sep="\t", csv_escape=False)
+    assert pd.read_csv(io.StringIO(tsv), sep="\t", dtype=str)["a"].tolist() == ["p\rq", "r"]
+
+
+def test_cli_release_with_cr_cells_reads_back_300_rows(tmp_path):
+    df = _table("\r")
+    src = tmp_path / "in.parquet"
+    df.to_parquet(src, index=False)
+    out = tmp_path / "r.csv"
+    res = runner.invoke(app, ["anonymize", str(src), "--qi", "age,zip", "--sensitive", "disease", "--insensitive", "note",
+                              "-H", "zip=masking:1,2,3", "--k", "5", "-O", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    got = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert got.shape == (300, 4)
+    assert sorted(got["disease"].str.lstrip("'")) == sorted(df["disease"])
+    assert json.loads(sidecar_path(out).read_text())["published_rows"] == 300
