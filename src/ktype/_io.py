@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import io
 import os
 import re
 import stat
@@ -47,6 +48,7 @@ __all__ = [
     "output_format",
     "write_table",
     "csv_text",
+    "read_back_check",
     "escape_csv_cells",
     "unescape_csv_cells",
     "FORMATS",
@@ -231,13 +233,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def atomic_write(path: Path, writer: Callable[[Path], None], *, mkdirs: bool = True) -> None:
+def atomic_write(
+    path: Path, writer: Callable[[Path], None], *, mkdirs: bool = True, check: Callable[[Path], None] | None = None
+) -> None:
     """Call ``writer(tmp)`` on a temporary file in ``path``'s directory, then move it into place.
 
     If ``writer`` raises (or the process is killed), ``path`` is untouched and no temporary
     file remains (see the module docstring). A symbolic link, FIFO, device or directory at
     ``path`` is refused rather than replaced. ``mkdirs`` creates a missing parent directory
-    (the Python API default; the command line asks for ``--mkdirs``).
+    (the Python API default; the command line asks for ``--mkdirs``). ``check(tmp)``, if
+    given, runs on the complete, synced temporary file before it is moved into place (e.g.
+    :func:`read_back_check`); if it raises, the file is discarded like a failed write.
     """
     path = Path(path)
     if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -259,6 +265,8 @@ def atomic_write(path: Path, writer: Callable[[Path], None], *, mkdirs: bool = T
         try:
             writer(Path(f"/proc/self/fd/{fd}"))
             os.fsync(fd)
+            if check is not None:
+                check(Path(f"/proc/self/fd/{fd}"))
             named = _named_temp(path)
             if _link_fd(fd, named):
                 try:
@@ -278,6 +286,8 @@ def atomic_write(path: Path, writer: Callable[[Path], None], *, mkdirs: bool = T
         writer(tmp)
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
+        if check is not None:
+            check(tmp)
         os.replace(tmp, path)
         _sync_dir(parent)
     except BaseException:
@@ -471,3 +481,92 @@ def csv_text(df: pd.DataFrame, *, sep: str = ",", csv_escape: bool = True, heade
     record its checksum."""
     table = escape_csv_cells(df) if csv_escape else df
     return _to_csv(table, sep, header)
+
+
+# ---------------------------------------------------------------------- reading a written file back
+def read_back_check(expected: pd.DataFrame, *, fmt: str, sep: str = ",", target: str | Path | None = None) -> Callable[[Path], None]:
+    """A ``check`` for :func:`atomic_write`: read the written file back and compare it with
+    ``expected``, the table handed to the writer (for CSV: after formula escaping).
+
+    CSV is read with pandas' C parser (every cell as text; only an empty cell is missing),
+    Parquet with pyarrow. The file must have the same column names, the same number of
+    rows and the same cells: numbers equal as numbers, text equal as text, missing where
+    missing (in CSV an empty text and a missing value are the same cell); other types are
+    compared with pandas' own CSV rendering of the column. The comparison is vectorized
+    (one pass per column). A mismatch raises :class:`~ktype.exceptions.VerificationError`
+    naming the first differing cell; :func:`atomic_write` then discards the file.
+    """
+
+    def check(tmp: Path) -> None:
+        from .exceptions import VerificationError
+
+        shown = target if target is not None else tmp
+        try:
+            if fmt == "parquet":
+                got = pd.read_parquet(tmp)
+            else:
+                got = pd.read_csv(tmp, sep=sep, dtype=str, keep_default_na=False, na_values=[""], compression=None)
+        except Exception as e:  # noqa: BLE001 - any reader failure means the file is not the release
+            raise VerificationError(f"The written file {shown} cannot be read back ({type(e).__name__}: {e}); "
+                                    "it was not kept.") from None
+        problem = table_difference(expected, got, csv=fmt != "parquet")
+        if problem:
+            raise VerificationError(
+                f"The written file {shown} does not read back as the verified release: {problem}. It was not kept "
+                "(no file was written); please report this as a ktype bug."
+            )
+
+    return check
+
+
+def table_difference(expected: pd.DataFrame, got: pd.DataFrame, *, csv: bool) -> str | None:
+    """Why ``got`` (a table read back from a file) differs from ``expected``, or None.
+
+    ``csv``: ``got`` holds text (NaN for empty cells), as :func:`read_back_check` reads a
+    CSV file; otherwise typed columns as Parquet gives them back.
+    """
+    if got.shape != expected.shape:
+        return (f"{got.shape[0]:,} rows x {got.shape[1]} columns read back for {expected.shape[0]:,} x "
+                f"{expected.shape[1]} written (a cell holding a line break or a delimiter that was not quoted "
+                "shifts rows and columns)")
+    names_e = [str(c) for c in expected.columns]
+    names_g = [str(c) for c in got.columns]
+    if names_e != names_g:
+        j = next(i for i, (a, b) in enumerate(zip(names_e, names_g)) if a != b)
+        return f"column {j + 1} is named {names_g[j]!r} in the file, {names_e[j]!r} in the release"
+    for j, name in enumerate(names_e):
+        exp, back = expected.iloc[:, j].reset_index(drop=True), got.iloc[:, j].reset_index(drop=True)
+        same = _same_cells(exp, back, csv)
+        if not same.all():
+            i = int(np.flatnonzero(~same)[0])
+            return (f"column {name!r}, data row {i + 1}: {exp.iloc[i]!r} written, {back.iloc[i]!r} read back "
+                    f"({int((~same).sum()):,} cells differ)")
+    return None
+
+
+def _same_cells(exp: pd.Series, got: pd.Series, csv: bool) -> np.ndarray:
+    """Cell-by-cell equality of a written column and the column read back (vectorized)."""
+    na_e = exp.isna().to_numpy(dtype=bool)
+    na_g = got.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_bool_dtype(exp) or not (
+        pd.api.types.is_numeric_dtype(exp) or _is_textual(exp) or not csv
+    ):
+        # booleans, dates and other types in CSV: the cells as pandas renders this column alone
+        exp = pd.read_csv(io.StringIO(exp.to_frame().to_csv(index=False)), dtype=str, keep_default_na=False,
+                          na_values=[""]).iloc[:, 0]
+        na_e = exp.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_numeric_dtype(exp) and not pd.api.types.is_bool_dtype(exp):
+        if pd.api.types.is_integer_dtype(exp):  # exact, also beyond 2**53
+            e_txt = exp.astype(object).astype(str).to_numpy(dtype=object)
+            g_txt = got.astype(object).astype(str).to_numpy(dtype=object)
+            eq = e_txt == g_txt
+        else:
+            g_num = pd.to_numeric(got, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+            eq = exp.to_numpy(dtype=float, na_value=np.nan) == g_num
+        return (na_e & na_g) | (~na_e & ~na_g & eq)
+    e_txt = exp.astype(object).astype(str).to_numpy(dtype=object)
+    g_txt = got.astype(object).astype(str).to_numpy(dtype=object)
+    if csv:  # an empty text cell and a missing value are the same CSV cell
+        na_e = na_e | (e_txt == "")
+        na_g = na_g | (g_txt == "")
+    return (na_e & na_g) | (~na_e & ~na_g & (e_txt == g_txt))

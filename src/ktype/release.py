@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import lexsort_rows
-from ._io import atomic_write, csv_text, output_format
+from ._io import atomic_write, csv_text, escape_csv_cells, output_format, read_back_check
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError
@@ -355,6 +355,12 @@ class Release:
         holding the metadata and the SHA-256 of the CSV bytes (so that a sidecar that does
         not belong to the file is detected), written after the CSV in the same operation.
 
+        Before the file is put in place it is **read back and compared** with the published
+        table (:func:`ktype._io.read_back_check`: same columns, same number of rows, same
+        cells). A file that does not read back as the verified release raises
+        :class:`~ktype.exceptions.VerificationError` and is discarded, leaving no file (and
+        any earlier file at ``path`` untouched): a saved file is the release that was verified.
+
         ``include_suppressed=True`` also writes the suppressed records as rows whose QI
         cells read ``*``: they are then *published rows* (with their sensitive values), and
         ``ktype check`` counts them as such.
@@ -376,11 +382,12 @@ class Release:
                 kv[PARQUET_KEY] = json.dumps(meta).encode("utf-8")
                 pq.write_table(table.replace_schema_metadata(kv), p)
 
-            atomic_write(path, write_parquet)
+            atomic_write(path, write_parquet, check=read_back_check(df, fmt="parquet", target=path))
         else:
             if sep is None:
                 sep = "\t" if path.suffix.lower() == ".tsv" else ","
-            data = csv_text(df, sep=sep, csv_escape=csv_escape).encode("utf-8")
+            table = escape_csv_cells(df) if csv_escape else df
+            data = csv_text(table, sep=sep, csv_escape=False).encode("utf-8")
             meta["file"] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "sep": sep,
                             "csv_escape": bool(csv_escape)}
             side = sidecar_path(path)
@@ -390,7 +397,8 @@ class Release:
                 def write_csv(p: Path) -> None:
                     Path(p).write_bytes(data)
 
-                atomic_write(path, write_csv)  # the CSV lands first, then its sidecar
+                # the CSV is read back and compared before it lands; then its sidecar
+                atomic_write(path, write_csv, check=read_back_check(table, fmt="csv", sep=sep, target=path))
 
             atomic_write(side, write_both)
         return path

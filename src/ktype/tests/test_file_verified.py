@@ -118,3 +118,83 @@ def test_cli_release_with_cr_cells_reads_back_300_rows(tmp_path):
     assert got.shape == (300, 4)
     assert sorted(got["disease"].str.lstrip("'")) == sorted(df["disease"])
     assert json.loads(sidecar_path(out).read_text())["published_rows"] == 300
+
+
+# ---------------------------------------------------------------------------- the verdict is about the file
+def _unquoted_to_csv(table, sep, header=True):
+    """The writer before the fix: pandas' to_csv, which leaves a bare \\r unquoted."""
+    return table.to_csv(index=False, sep=sep, header=header)
+
+
+def test_save_reads_the_file_back_and_discards_a_file_that_differs(tmp_path, monkeypatch):
+    """With the quoting bug planted back, Release.save must not keep the 300-row CSV that
+    reads back as more rows: VerificationError, no file, no sidecar, no temporary file, and
+    an earlier file at the path untouched."""
+    rel = _release("\r")
+    path = tmp_path / "r.csv"
+    path.write_text("earlier release\n")
+    monkeypatch.setattr(_io, "_to_csv", _unquoted_to_csv)
+    with pytest.raises(ktype.exceptions.VerificationError, match=r"does not read back as the verified release: .*rows"):
+        rel.save(path)
+    assert path.read_text() == "earlier release\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
+    fresh = tmp_path / "fresh.csv"
+    with pytest.raises(ktype.exceptions.VerificationError):
+        rel.save(fresh)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
+
+
+def test_save_checks_parquet_too(tmp_path, monkeypatch):
+    """A Parquet writer that loses a row is caught the same way (Parquet itself was right)."""
+    import pyarrow.parquet as pq
+
+    rel = _release("\r")
+    good = tmp_path / "ok.parquet"
+    rel.save(good)
+    assert len(pd.read_parquet(good)) == 300
+    real = pq.write_table
+    monkeypatch.setattr(pq, "write_table", lambda table, where, **kw: real(table.slice(0, table.num_rows - 1), where, **kw))
+    bad = tmp_path / "bad.parquet"
+    with pytest.raises(ktype.exceptions.VerificationError, match="299 rows"):
+        rel.save(bad)
+    assert not bad.exists()
+
+
+def test_read_back_compare_units():
+    """table_difference: numbers as numbers, text as text, dates by pandas' rendering, empty = missing in CSV."""
+    exp = pd.DataFrame({"n": [1, 2], "f": [0.1 + 0.2, np.nan], "t": ["a\rb", None], "d": pd.to_datetime(["2020-01-01", None]),
+                        "b": [True, False]})
+    got = pd.read_csv(io.StringIO(_io.csv_text(exp, csv_escape=False)), dtype=str, keep_default_na=False, na_values=[""])
+    assert _io.table_difference(exp, got, csv=True) is None
+    shifted = got.copy()
+    shifted.loc[1, "t"] = "b"
+    assert "column 't', data row 2" in _io.table_difference(exp, shifted, csv=True)
+    assert "1 rows x 5 columns" in _io.table_difference(exp, got.iloc[:1], csv=True)
+    off = got.copy()
+    off.loc[0, "f"] = "0.3"
+    assert "column 'f'" in _io.table_difference(exp, off, csv=True)
+
+
+def test_cli_does_not_say_verified_when_the_file_differs(tmp_path, monkeypatch):
+    """anonymize with the quoting bug planted back: exit 2, an error, no "verified", and
+    neither release, sidecar nor summary left behind."""
+    df = _table("\r")
+    src = tmp_path / "in.parquet"
+    df.to_parquet(src, index=False)
+    out, summ = tmp_path / "r.csv", tmp_path / "s.json"
+    args = ["anonymize", str(src), "--qi", "age,zip", "--sensitive", "disease", "--insensitive", "note",
+            "-H", "zip=masking:1,2,3", "--k", "5", "-O", str(out), "--summary", str(summ)]
+    ok = runner.invoke(app, [*args, "--json"])
+    assert ok.exit_code == 0, ok.output
+    summary = json.loads(ok.stdout)
+    assert summary["verified"] is True
+    assert summary["output_read_back"] == {"rows": 300, "columns": 4, "identical_to_verified_release": True}
+    table = runner.invoke(app, [*args, "--force"])
+    assert table.exit_code == 0 and "written file read back identical" in table.stdout
+    for p in (out, summ, sidecar_path(out)):
+        p.unlink()
+    monkeypatch.setattr(_io, "_to_csv", _unquoted_to_csv)
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert "does not read back as the verified release" in res.output and "verified by" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
