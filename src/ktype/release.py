@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import lexsort_rows
-from ._io import atomic_write, csv_text, escape_csv_cells, output_format, read_back_check
+from ._io import atomic_write, check_output_path, csv_text, escape_csv_cells, output_format, read_back_check
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError
@@ -361,6 +361,12 @@ class Release:
         :class:`~ktype.exceptions.VerificationError` and is discarded, leaving no file (and
         any earlier file at ``path`` untouched): a saved file is the release that was verified.
 
+        The path is checked like the command line's ``--output``
+        (:func:`ktype._io.check_output_path`): the file the dataset was read from
+        (``Dataset.source_files``: the table and hierarchy CSVs, when the dataset came from
+        files), a symbolic link, a FIFO, a device or a directory is refused with
+        :class:`~ktype.exceptions.OutputPathError`; an existing regular file is replaced.
+
         ``include_suppressed=True`` also writes the suppressed records as rows whose QI
         cells read ``*``: they are then *published rows* (with their sensitive values), and
         ``ktype check`` counts them as such.
@@ -370,6 +376,14 @@ class Release:
 
         path = Path(path)
         fmt = output_format(path, format)
+        # the command line's rules (ktype._io.check_output_path): never the input table or a
+        # hierarchy file the release was made from, never through a link, FIFO or device;
+        # an existing regular file is replaced and missing directories are created
+        inputs = getattr(self.dataset, "source_files", ())
+        check_output_path(path, what="release", inputs=inputs, force=True, mkdirs=True)
+        if fmt == "csv":
+            check_output_path(sidecar_path(path), what="metadata sidecar", inputs=inputs, others={"release": path},
+                              force=True, mkdirs=True)
         df = self.to_pandas(include_suppressed=include_suppressed)
         meta = self.metadata(include_suppressed=include_suppressed)
         if fmt == "parquet":

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 import ktype
 from ktype import _io
 from ktype.cli import app
+from ktype.data.dataset import read_table
 from ktype.release import read_release, sidecar_path
 
 runner = CliRunner()
@@ -198,3 +199,56 @@ def test_cli_does_not_say_verified_when_the_file_differs(tmp_path, monkeypatch):
     assert res.exit_code == 2, res.output
     assert "does not read back as the verified release" in res.output and "verified by" not in res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
+
+
+# ---------------------------------------------------------------------------- Release.save never destroys its input
+def test_save_refuses_the_input_file_the_release_was_made_from(tmp_path, monkeypatch):
+    """Release.save("input.csv") wrote over the input it was made from (the CLI refused):
+    now the same rule, for every spelling of the path, a hard link, and a hierarchy file."""
+    import os
+
+    from ktype.exceptions import OutputPathError
+
+    df = _table("x")
+    path = tmp_path / "input.csv"
+    df.to_csv(path, index=False)
+    hier = tmp_path / "zip_h.csv"
+    zips = sorted(df["zip"].unique())
+    pd.DataFrame({0: zips, 1: [z[:4] + "*" for z in zips], 2: ["*"] * len(zips)}).to_csv(hier, sep=";", header=False, index=False)
+    before, hier_before = path.read_bytes(), hier.read_bytes()
+    ds = ktype.Dataset.from_csv(path, quasi_identifiers=["age", "zip"], sensitive=["disease"], insensitive=["note"],
+                                hierarchies={"zip": str(hier)})
+    rel = ktype.anonymize(ds, k=5)
+    monkeypatch.chdir(tmp_path)
+    os.link(path, tmp_path / "alias.csv")
+    for target in (path, "input.csv", tmp_path / "." / "input.csv", tmp_path / "alias.csv", hier):
+        with pytest.raises(OutputPathError, match="is the input file"):
+            rel.save(target, format="csv")
+    assert path.read_bytes() == before and hier.read_bytes() == hier_before
+    # a DataFrame read with read_table remembers its file too
+    table = read_table(path)
+    rel2 = ktype.anonymize(table, quasi_identifiers=["age", "zip"], sensitive="disease", insensitive=["note"], k=5)
+    with pytest.raises(OutputPathError, match="is the input file"):
+        rel2.save(path)
+    assert path.read_bytes() == before
+    rel.save(tmp_path / "release.csv")  # any other path is fine, and replacing an earlier release too
+    rel.save(tmp_path / "release.csv")
+
+
+def test_save_refuses_links_and_fifos_with_the_cli_message(tmp_path):
+    import os
+
+    from ktype.exceptions import OutputPathError
+
+    rel = _release("x")
+    target = tmp_path / "t.csv"
+    target.write_text("keep")
+    (tmp_path / "link.csv").symlink_to(target)
+    with pytest.raises(OutputPathError, match="symbolic link"):
+        rel.save(tmp_path / "link.csv")
+    os.mkfifo(tmp_path / "pipe.csv")
+    with pytest.raises(OutputPathError, match="FIFO"):
+        rel.save(tmp_path / "pipe.csv")
+    with pytest.raises(OutputPathError, match="device"):
+        rel.save("/dev/null", format="csv")
+    assert target.read_text() == "keep"
