@@ -390,17 +390,7 @@ def anonymize(
             distance=_pick(distance, cfg, "distance"),
             kind=_pick(model, cfg, "model", default_k_model(info)),
         )
-        notices: list[str] = []
-        if "randomized" in info.options and info.options["randomized"] is False:
-            # the variant docs/local.md recommends for real releases is the randomized one
-            if "randomized" not in opts:
-                opts["randomized"] = True
-                notices.append(f"{info.name}: using the randomized variant (recommended for real releases; "
-                               "-o randomized=false publishes the deterministic one).")
-            elif opts["randomized"] is False:
-                notices.append(f"WARNING: {info.name} runs its DETERMINISTIC variant (-o randomized=false): an adversary "
-                               "who knows the algorithm can rerun it on candidate tables (Kerckhoffs' principle). "
-                               "Use it for experiments, not for real releases.")
+        notices: list[str] = []  # the release's own warnings (deterministic variant, k = 1, ...) follow
         rng_value = _pick(rng, cfg, "rng")
         with err.status(f"[bold]{info.name}[/] on {ds.n:,} rows x {ds.r} QIs ..."):
             rel = info.func(ds, models, rng=rng_value, **opts)

@@ -109,8 +109,10 @@ class Release:
     levels : ndarray of int, optional
         The level vector of a full-domain release (labels then come from the levels).
     provenance : dict
-        Algorithm, parameters, models, ``randomness`` (how a randomized run was seeded:
-        secret OS entropy, or a caller's seed; never the seed itself), timings, versions.
+        Algorithm, parameters, models, ``randomness`` (what randomness the output depends
+        on: secret OS entropy, a caller's seed or generator — never the seed itself —, or
+        none: a deterministic algorithm, a deterministic variant, or a run that drew no
+        random number), timings, versions.
     """
 
     dataset: Dataset
@@ -420,11 +422,20 @@ class Release:
 
     def warnings(self) -> list[str]:
         """What a person publishing this release must know (e.g. a caller-fixed seed)."""
-        from ._validation import RANDOMNESS_CALLER_GENERATOR, RANDOMNESS_CALLER_SEED, REPRODUCIBLE_WARNING
+        from ._validation import (
+            DETERMINISTIC_WARNING,
+            RANDOMNESS_CALLER_GENERATOR,
+            RANDOMNESS_CALLER_SEED,
+            RANDOMNESS_DETERMINISTIC_VARIANT,
+            REPRODUCIBLE_WARNING,
+        )
 
         out = []
-        if self.provenance.get("randomness") in (RANDOMNESS_CALLER_SEED, RANDOMNESS_CALLER_GENERATOR):
+        how = self.provenance.get("randomness")
+        if how in (RANDOMNESS_CALLER_SEED, RANDOMNESS_CALLER_GENERATOR):
             out.append(REPRODUCIBLE_WARNING)
+        if how == RANDOMNESS_DETERMINISTIC_VARIANT:
+            out.append(DETERMINISTIC_WARNING.format(algorithm=self.provenance.get("algorithm", "the algorithm")))
         if self.perturbed:
             out.append(PERTURBED_WARNING)
         return out
