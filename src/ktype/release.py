@@ -34,6 +34,15 @@ PERTURBED_WARNING = (
 )
 
 
+def protects_nothing_warning(reasons: list[str]) -> str:
+    """The warning of a release whose every model is trivial (``["k = 1"]``, ...)."""
+    what = " and ".join(reasons)
+    verb = "protects" if len(reasons) == 1 else "protect"
+    return (f"{what} {verb} nothing: every record may be its own class, with its own sensitive value, so the "
+            "quasi-identifiers may be published unchanged and a record unique in the input is re-identified with "
+            "certainty. Use k >= 2 (or ℓ >= 2) for a release that protects anyone.")
+
+
 def sidecar_path(path: str | Path) -> Path:
     """The metadata sidecar of a CSV release: ``NAME.ktype.json`` beside ``NAME.csv``."""
     path = Path(path)
@@ -421,7 +430,8 @@ class Release:
 
 
     def warnings(self) -> list[str]:
-        """What a person publishing this release must know (e.g. a caller-fixed seed)."""
+        """What a person publishing this release must know: a caller-fixed seed, a
+        deterministic variant, perturbed values, or models that protect nothing (k = 1)."""
         from ._validation import (
             DETERMINISTIC_WARNING,
             RANDOMNESS_CALLER_GENERATOR,
@@ -438,6 +448,9 @@ class Release:
             out.append(DETERMINISTIC_WARNING.format(algorithm=self.provenance.get("algorithm", "the algorithm")))
         if self.perturbed:
             out.append(PERTURBED_WARNING)
+        trivial = [m.protects_nothing() for m in self.models]
+        if trivial and all(trivial):
+            out.append(protects_nothing_warning(list(dict.fromkeys(str(t) for t in trivial))))
         return out
 
     @property

@@ -113,3 +113,30 @@ def test_mask_without_a_random_choice_says_so(people):
     rel = ktype.anonymize(diverse, **ROLES, algorithm="mask",
                           model=ktype.models.FrequencyLDiversity(2))
     assert rel.provenance["randomness"] == _validation.RANDOMNESS_UNUSED
+
+
+# ---------------------------------------------------------------------------- k = 1 says so
+def test_k1_release_says_it_protects_nothing(people, tmp_path):
+    """k = 1 ran with no warning; a release that protects nothing now says so (API, summary, CLI)."""
+    rel = ktype.anonymize(people, **ROLES, k=1)
+    (w,) = rel.warnings()
+    assert w.startswith("k = 1 protects nothing: every record may be its own class")
+    assert rel.summary()["warnings"] == [w]
+    assert ktype.anonymize(people, **ROLES, l=1).warnings()[0].startswith("ℓ = 1 protects nothing")
+    both = ktype.anonymize(people, **ROLES, k=1, l=1).warnings()
+    assert both[0].startswith("k = 1 and ℓ = 1 protect nothing")
+    # one protective model is enough: no warning
+    assert ktype.anonymize(people, **ROLES, k=1, l=2).warnings() == []
+    assert ktype.anonymize(people, **ROLES, k=2).warnings() == []
+    from ktype.models import KAnonymity, PSensitivity, RecursiveCLDiversity, TCloseness
+
+    assert RecursiveCLDiversity(c=2.0, l=1).protects_nothing() == "ℓ = 1"
+    assert RecursiveCLDiversity(c=0.5, l=1).protects_nothing() is None  # still bounds the largest share
+    assert PSensitivity(1).protects_nothing() == "p = 1" and TCloseness(0.2).protects_nothing() is None
+    assert KAnonymity(1).protects_nothing() == "k = 1" and KAnonymity(2).protects_nothing() is None
+    src = tmp_path / "people.csv"
+    people.to_csv(src, index=False)
+    res = runner.invoke(app, ["anonymize", str(src), *CLI_ROLES, "--k", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "k = 1 protects nothing" in res.stderr
+    assert any(x.startswith("k = 1 protects nothing") for x in json.loads(res.stdout)["warnings"])
