@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,37 +33,46 @@ out = Console()
 _CONFIG_ALIASES = {"summary_path": "summary", "as_json": "json", "fmt": "format"}
 
 
-def _config_keys(command: Any) -> set[str]:
-    """The keys a config file may hold for ``command``: its options (``keep`` = insensitive)."""
-    import inspect
+def _config_keys(command: Any) -> dict[str, str]:
+    """The keys a config file may hold for ``command`` (its options; ``keep`` = insensitive)
+    and the kind of value each takes (``bool``, ``int``, ``float``, ``text``, ``list``)."""
+    from ._config import option_kinds
 
-    keys = {_CONFIG_ALIASES.get(p, p) for p in inspect.signature(command).parameters if p != "config"}
+    keys = {_CONFIG_ALIASES.get(p, p): kind for p, kind in option_kinds(command).items() if p != "config"}
     if "insensitive" in keys:
-        keys.add("keep")
+        keys["keep"] = keys["insensitive"]
     if "types" in keys:
-        keys.add("type")  # read as an alias of types (see _reading)
+        keys["type"] = keys["types"]  # read as an alias of types (see _reading)
     return keys
 
 
-def _load_config(path: Path | None, allowed: set[str] | None = None) -> dict[str, Any]:
+def _load_config(path: Path | None, allowed: dict[str, str] | set[str] | None = None) -> dict[str, Any]:
     """Read a YAML/TOML config. With ``allowed``, an unknown key is an error with a suggestion
-    (a misspelled ``sensitve:`` must not silently publish a column unprotected)."""
+    (a misspelled ``sensitve:`` must not silently publish a column unprotected), and with
+    :func:`_config_keys`'s kinds a value of the wrong type is an error (``force: "no"``,
+    ``k: true``). A key given twice is always an error (``k: 5`` then ``k: 1``)."""
+    from ._config import DuplicateKeyError, check_types, parse_config
+
     if path is None:
         return {}
     if not path.exists():
         raise KtypeError(f"Config file not found: {path}")
     text = path.read_text(encoding="utf-8")
     try:
-        if path.suffix.lower() == ".toml":
-            cfg = tomllib.loads(text)
-        else:
-            import yaml
-
-            cfg = yaml.safe_load(text) or {}
+        cfg = parse_config(text, toml=path.suffix.lower() == ".toml")
+    except DuplicateKeyError as e:
+        raise KtypeError(f"Config file {path}: {e}; a later value would silently replace the earlier one. "
+                         "Keep one.") from None
     except Exception as e:  # noqa: BLE001 - any parser error is a user error here
         raise KtypeError(f"Config file {path} is malformed: {e}") from None
     if not isinstance(cfg, dict):
         raise KtypeError(f"Config file {path} must hold a mapping of option names to values.")
+    spelled: dict[str, str] = {}
+    for k in cfg:
+        norm = str(k).replace("-", "_")
+        if norm in spelled:
+            raise KtypeError(f"Config file {path} gives {norm!r} twice (as {spelled[norm]!r} and {str(k)!r}); keep one.")
+        spelled[norm] = str(k)
     cfg = {str(k).replace("-", "_"): v for k, v in cfg.items()}
     if allowed is not None:
         import difflib
@@ -74,6 +82,10 @@ def _load_config(path: Path | None, allowed: set[str] | None = None) -> dict[str
                 close = difflib.get_close_matches(key, sorted(allowed), n=1)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise KtypeError(f"Unknown key {key!r} in config file {path}.{hint} Valid keys: {', '.join(sorted(allowed))}.")
+    if isinstance(allowed, dict):
+        cfg = check_types(cfg, allowed, path)
+    if "type" in cfg and "types" in cfg:
+        raise KtypeError(f"Config file {path} has both 'type' and 'types'; they are the same option, use one.")
     if "keep" in cfg:
         if "insensitive" in cfg:
             raise KtypeError(f"Config file {path} has both 'keep' and 'insensitive'; they are the same option, use one.")

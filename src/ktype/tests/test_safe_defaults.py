@@ -140,3 +140,95 @@ def test_k1_release_says_it_protects_nothing(people, tmp_path):
     assert res.exit_code == 0, res.output
     assert "k = 1 protects nothing" in res.stderr
     assert any(x.startswith("k = 1 protects nothing") for x in json.loads(res.stdout)["warnings"])
+
+
+# ---------------------------------------------------------------------------- booleans are not numbers, text is not a boolean
+@pytest.mark.parametrize("kw", [dict(k=True), dict(k=np.True_), dict(l=True), dict(k=5, p=True), dict(t=False)])
+def test_api_refuses_booleans_as_numbers(people, kw):
+    """ktype.anonymize(k=True) ran with k = 1 and published the raw QIs."""
+    with pytest.raises(ktype.exceptions.InvalidParameterError, match="not a boolean"):
+        ktype.anonymize(people, **ROLES, **kw)
+    from ktype.api import make_models, models_from_names
+
+    with pytest.raises(ktype.exceptions.InvalidParameterError, match="not a boolean"):
+        make_models(**kw)
+    if isinstance(kw.get("k"), (bool, np.bool_)):
+        with pytest.raises(ktype.exceptions.InvalidParameterError):
+            models_from_names(["k-anonymity"], k=kw["k"])
+
+
+def _cfg(tmp_path, body: str, name: str = "c.yaml"):
+    path = tmp_path / name
+    path.write_text(body)
+    return path
+
+
+BASE_YAML = "qi: age,zip\nsensitive: disease\nidentifier: name\n"
+
+
+@pytest.mark.parametrize("body, message", [
+    (BASE_YAML + "k: true\n", "key 'k' must be an integer; got True (a boolean). A boolean is not a number."),
+    (BASE_YAML + "k: 5\nl: true\n", "key 'l' must be a number; got True"),
+    (BASE_YAML + "k: '5'\n", "key 'k' must be an integer; got '5' (text)"),
+    (BASE_YAML + "k: 5\nmkdirs: 'yes'\n", "key 'mkdirs' must be true or false"),
+    (BASE_YAML + "k: 5\ncsv_escape: 'false'\n", "Text is not a boolean: write csv_escape: true or csv_escape: false"),
+    (BASE_YAML + "k: 5\nalgorithm: true\n", "key 'algorithm' must be text; got True"),
+    ("qi: [age, true]\nsensitive: disease\nidentifier: name\nk: 5\n", "key 'qi' must hold text values; got True"),
+    (BASE_YAML + "k: 5\nk: 1\n", "key 'k' is given twice (line 4 and line 5)"),
+    (BASE_YAML + "hierarchy:\n  zip: ordered\n  zip: flat\nk: 5\n", "key 'zip' is given twice (line 5 and line 6)"),
+    (BASE_YAML + "k: 5\ncsv-escape: true\ncsv_escape: false\n", "gives 'csv_escape' twice (as 'csv-escape' and 'csv_escape')"),
+    (BASE_YAML + "k: 5\ntype: {age: int}\ntypes: {age: int}\n", "both 'type' and 'types'"),
+])
+def test_config_values_have_their_option_type_and_keys_are_unique(people, tmp_path, body, message):
+    src = tmp_path / "people.csv"
+    people.to_csv(src, index=False)
+    res = runner.invoke(app, ["anonymize", str(src), "--config", str(_cfg(tmp_path, body))])
+    assert res.exit_code == 2, res.output
+    assert message in res.output, res.output
+
+
+def test_config_force_no_does_not_replace_an_existing_output(people, tmp_path):
+    """force: "no" counted as true and replaced the existing output."""
+    src = tmp_path / "people.csv"
+    people.to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    out.write_text("earlier release\n")
+    cfg = _cfg(tmp_path, BASE_YAML + f"k: 3\noutput: {out}\nforce: \"no\"\n")
+    res = runner.invoke(app, ["anonymize", str(src), "--config", str(cfg)])
+    assert res.exit_code == 2 and "key 'force' must be true or false" in res.output
+    assert out.read_text() == "earlier release\n"
+    cfg = _cfg(tmp_path, BASE_YAML + f"k: 3\noutput: {out}\nforce: no\n")  # a YAML boolean: false
+    res = runner.invoke(app, ["anonymize", str(src), "--config", str(cfg)])
+    assert res.exit_code == 2 and "already exists" in res.output and out.read_text() == "earlier release\n"
+    cfg = _cfg(tmp_path, BASE_YAML + f"k: 3\noutput: {out}\nforce: true\n")
+    res = runner.invoke(app, ["anonymize", str(src), "--config", str(cfg)])
+    assert res.exit_code == 0, res.output
+    assert out.read_text() != "earlier release\n"
+
+
+def test_toml_duplicate_key_names_the_key_and_lines(people, tmp_path):
+    src = tmp_path / "people.csv"
+    people.to_csv(src, index=False)
+    body = 'qi = "age,zip"\nsensitive = "disease"\nidentifier = "name"\nk = 5\nk = 1\n'
+    res = runner.invoke(app, ["anonymize", str(src), "--config", str(_cfg(tmp_path, body, "c.toml"))])
+    assert res.exit_code == 2 and "key 'k' is given twice (line 4 and line 5)" in res.output, res.output
+    body = 'qi = "age,zip"\nsensitive = "disease"\nidentifier = "name"\nk = true\n'
+    res = runner.invoke(app, ["anonymize", str(src), "--config", str(_cfg(tmp_path, body, "c.toml"))])
+    assert res.exit_code == 2 and "key 'k' must be an integer" in res.output, res.output
+
+
+def test_valid_configs_still_work_yaml_merge_keys_and_numbers_in_lists(people, tmp_path):
+    src = tmp_path / "people.csv"
+    people.to_csv(src, index=False)
+    body = ("defaults: &d\n  zip: masking:1,2,3\nqi: [age, zip]\nsensitive: disease\nidentifier: name\nk: 3\n"
+            "na_values: [-999, NA]\njson: true\n")
+    from ktype._config import parse_config
+
+    merged = parse_config("a: &x {p: 1, q: 2}\nb:\n  <<: *x\n  p: 3\n", toml=False)
+    assert merged["b"] == {"p": 3, "q": 2}  # a merged key may be overridden: not a duplicate
+    res = runner.invoke(app, ["anonymize", str(src), "--config", str(_cfg(tmp_path, body.replace("defaults: &d\n  zip: masking:1,2,3\n", "")))])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["rows"] == 60
+    # the risk command's numbers too
+    res = runner.invoke(app, ["risk", str(src), "--config", str(_cfg(tmp_path, BASE_YAML + "population_size: true\n"))])
+    assert res.exit_code == 2 and "key 'population_size' must be an integer" in res.output, res.output
