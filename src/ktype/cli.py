@@ -765,6 +765,8 @@ def _print_risk(rep: dict[str, Any]) -> None:
         if "population_uniques_exact" in pu:
             t2.add_row("exact (population table)", _fmt_num(pu["population_uniques_exact"]), "")
         out.print(t2)
+        for m, why in pu.get("unavailable", {}).items():
+            out.print(f"[yellow]{m}: n/a[/] ({why})")
     ir = rep.get("individual_risk")
     if ir:
         out.print(f"individual risk ({ir['of']}, Benedetti-Franconi): highest {_fmt_num(ir['highest'])}, "
