@@ -16,6 +16,12 @@
   would evaluate as a formula (OWASP "CSV injection"): a text value starting with ``=``,
   ``+``, ``-``, ``@``, tab or carriage return, or with ``'`` itself, gets a leading ``'``;
   numbers (``-5``, ``+1.5e3``) are left alone. :func:`unescape_csv_cells` reverses it.
+* **Line breaks are quoted.** A CSV cell (or column name) holding a character that some
+  CSV reader takes for the end of a row is written inside double quotes
+  (:func:`csv_text`): carriage return and line feed (pandas and Python's :mod:`csv` end a
+  row at a bare ``\\r``, which :meth:`pandas.DataFrame.to_csv` leaves unquoted) and the other
+  separators of :meth:`str.splitlines` (``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``,
+  ``\\u2028``, ``\\u2029``), which readers that split the text into lines first break on.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import io
 import os
 import re
 import stat
@@ -41,9 +48,11 @@ __all__ = [
     "output_format",
     "write_table",
     "csv_text",
+    "read_back_check",
     "escape_csv_cells",
     "unescape_csv_cells",
     "FORMATS",
+    "LINE_BREAKS",
 ]
 
 FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json"}
@@ -224,13 +233,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def atomic_write(path: Path, writer: Callable[[Path], None], *, mkdirs: bool = True) -> None:
+def atomic_write(
+    path: Path, writer: Callable[[Path], None], *, mkdirs: bool = True, check: Callable[[Path], None] | None = None
+) -> None:
     """Call ``writer(tmp)`` on a temporary file in ``path``'s directory, then move it into place.
 
     If ``writer`` raises (or the process is killed), ``path`` is untouched and no temporary
     file remains (see the module docstring). A symbolic link, FIFO, device or directory at
     ``path`` is refused rather than replaced. ``mkdirs`` creates a missing parent directory
-    (the Python API default; the command line asks for ``--mkdirs``).
+    (the Python API default; the command line asks for ``--mkdirs``). ``check(tmp)``, if
+    given, runs on the complete, synced temporary file before it is moved into place (e.g.
+    :func:`read_back_check`); if it raises, the file is discarded like a failed write.
     """
     path = Path(path)
     if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -252,6 +265,8 @@ def atomic_write(path: Path, writer: Callable[[Path], None], *, mkdirs: bool = T
         try:
             writer(Path(f"/proc/self/fd/{fd}"))
             os.fsync(fd)
+            if check is not None:
+                check(Path(f"/proc/self/fd/{fd}"))
             named = _named_temp(path)
             if _link_fd(fd, named):
                 try:
@@ -271,6 +286,8 @@ def atomic_write(path: Path, writer: Callable[[Path], None], *, mkdirs: bool = T
         writer(tmp)
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
+        if check is not None:
+            check(tmp)
         os.replace(tmp, path)
         _sync_dir(parent)
     except BaseException:
@@ -350,6 +367,90 @@ def unescape_csv_cells(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(cols, index=df.index)
 
 
+#: characters some CSV reader ends a row at: ``\r`` and ``\n`` (pandas, Python's csv module)
+#: and the other line separators of ``str.splitlines``; a cell holding one is always quoted
+LINE_BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAK_CLASS = "[" + "".join(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" for ch in LINE_BREAKS) + "]"
+#: letters a quoting placeholder is made of (never quoted by the csv writer, never in a number)
+_NONCE_LETTERS = "ghijklmnopqrstuvwxyz"
+
+
+def _is_textual(s: pd.Series) -> bool:
+    return s.dtype == object or pd.api.types.is_string_dtype(s) or isinstance(s.dtype, pd.CategoricalDtype)
+
+
+def _line_break_cells(s: pd.Series) -> np.ndarray:
+    """Which cells of ``s`` hold a line-break character (vectorized; False for missing values)."""
+    if not _is_textual(s):
+        return np.zeros(len(s), dtype=bool)
+    txt = s.astype(object).astype(str)
+    return (txt.str.contains(_LINE_BREAK_CLASS, regex=True) & s.notna()).to_numpy(dtype=bool)
+
+
+def _quoted(values: pd.Series) -> np.ndarray:
+    """``"..."`` with inner quotes doubled (RFC 4180), as an object array."""
+    return ('"' + values.astype(object).astype(str).str.replace('"', '""', regex=False) + '"').to_numpy(dtype=object)
+
+
+def _nonce(sep: str, table: pd.DataFrame, names: list[str]) -> str:
+    """A random word of letters found in no cell or column name (a placeholder for quoting)."""
+    letters = "".join(ch for ch in _NONCE_LETTERS if ch != sep)
+    for _ in range(8):
+        word = "".join(letters[b % len(letters)] for b in os.urandom(24))
+        clash = any(word in n for n in names) or any(
+            bool(table[c].astype(object).astype(str).str.contains(word, regex=False).any())
+            for c in table.columns if _is_textual(table[c])
+        )
+        if not clash:
+            return word
+    raise OutputError("Cannot find a quoting placeholder absent from the table; this should not happen.")  # pragma: no cover
+
+
+def _to_csv(table: pd.DataFrame, sep: str, header: bool = True) -> str:
+    """``table.to_csv(index=False)``, except that a cell or column name holding a line-break
+    character (:data:`LINE_BREAKS`) is always quoted.
+
+    pandas (through Python's csv writer) quotes a cell holding the delimiter, a quote or
+    ``\\n``, but not a bare ``\\r`` or the other line separators: such a cell would then end
+    the row for pandas, the csv module or a reader that splits lines first. The cells
+    concerned are swapped for a random placeholder word, the table is written by pandas,
+    and the placeholders (in row-major order, header first) are replaced by the quoted
+    cells: a table without such cells is written byte for byte as pandas writes it.
+    """
+    names = [str(c) for c in table.columns]
+    head = np.zeros(len(names), dtype=bool)
+    if header:
+        head = pd.Series(names, dtype=object).str.contains(_LINE_BREAK_CLASS, regex=True).to_numpy(dtype=bool)
+    cells = np.column_stack([_line_break_cells(table.iloc[:, j]) for j in range(table.shape[1])]) if table.shape[1] \
+        else np.zeros((len(table), 0), dtype=bool)
+    if not head.any() and not cells.any():
+        return table.to_csv(index=False, sep=sep, header=header)
+    word = _nonce(sep, table, names)
+    swapped = table.copy()
+    pieces = [_quoted(pd.Series(names, dtype=object)[head])]
+    rows, cols = np.nonzero(cells)  # row-major: the order the placeholders appear in the text
+    values = np.empty(len(rows), dtype=object)
+    for j in np.unique(cols):  # a loop over the columns concerned, not over rows
+        col = table.iloc[:, j]
+        mask = cells[:, j]
+        values[cols == j] = _quoted(col[mask])  # both in increasing row order
+        new = col.astype(object).copy()
+        new[mask] = word
+        swapped.isetitem(int(j), new)
+    pieces.append(values)
+    if head.any():
+        swapped.columns = [word if h else n for n, h in zip(names, head)]
+    text = swapped.to_csv(index=False, sep=sep, header=header)
+    parts = text.split(word)
+    fills = np.concatenate(pieces)
+    if len(parts) != len(fills) + 1:  # pragma: no cover - the placeholder is quoted or mangled
+        raise OutputError(f"Quoting line breaks failed ({len(parts) - 1} placeholders for {len(fills)} cells).")
+    joined = np.empty(2 * len(fills) + 1, dtype=object)
+    joined[0::2] = parts
+    joined[1::2] = fills
+    return "".join(joined)
+
+
 def write_table(
     df: pd.DataFrame,
     path: str | Path,
@@ -374,8 +475,98 @@ def write_table(
     return path
 
 
-def csv_text(df: pd.DataFrame, *, sep: str = ",", csv_escape: bool = True) -> str:
+def csv_text(df: pd.DataFrame, *, sep: str = ",", csv_escape: bool = True, header: bool = True) -> str:
     """The exact text :func:`write_table` writes for ``df`` as CSV (UTF-8 on disk;
-    formula-escaped unless ``csv_escape=False``), e.g. to record its checksum."""
+    formula-escaped unless ``csv_escape=False``; cells holding a line break quoted), e.g. to
+    record its checksum."""
     table = escape_csv_cells(df) if csv_escape else df
-    return table.to_csv(index=False, sep=sep)
+    return _to_csv(table, sep, header)
+
+
+# ---------------------------------------------------------------------- reading a written file back
+def read_back_check(expected: pd.DataFrame, *, fmt: str, sep: str = ",", target: str | Path | None = None) -> Callable[[Path], None]:
+    """A ``check`` for :func:`atomic_write`: read the written file back and compare it with
+    ``expected``, the table handed to the writer (for CSV: after formula escaping).
+
+    CSV is read with pandas' C parser (every cell as text; only an empty cell is missing),
+    Parquet with pyarrow. The file must have the same column names, the same number of
+    rows and the same cells: numbers equal as numbers, text equal as text, missing where
+    missing (in CSV an empty text and a missing value are the same cell); other types are
+    compared with pandas' own CSV rendering of the column. The comparison is vectorized
+    (one pass per column). A mismatch raises :class:`~ktype.exceptions.VerificationError`
+    naming the first differing cell; :func:`atomic_write` then discards the file.
+    """
+
+    def check(tmp: Path) -> None:
+        from .exceptions import VerificationError
+
+        shown = target if target is not None else tmp
+        try:
+            if fmt == "parquet":
+                got = pd.read_parquet(tmp)
+            else:
+                got = pd.read_csv(tmp, sep=sep, dtype=str, keep_default_na=False, na_values=[""], compression=None)
+        except Exception as e:  # noqa: BLE001 - any reader failure means the file is not the release
+            raise VerificationError(f"The written file {shown} cannot be read back ({type(e).__name__}: {e}); "
+                                    "it was not kept.") from None
+        problem = table_difference(expected, got, csv=fmt != "parquet")
+        if problem:
+            raise VerificationError(
+                f"The written file {shown} does not read back as the verified release: {problem}. It was not kept "
+                "(no file was written); please report this as a ktype bug."
+            )
+
+    return check
+
+
+def table_difference(expected: pd.DataFrame, got: pd.DataFrame, *, csv: bool) -> str | None:
+    """Why ``got`` (a table read back from a file) differs from ``expected``, or None.
+
+    ``csv``: ``got`` holds text (NaN for empty cells), as :func:`read_back_check` reads a
+    CSV file; otherwise typed columns as Parquet gives them back.
+    """
+    if got.shape != expected.shape:
+        return (f"{got.shape[0]:,} rows x {got.shape[1]} columns read back for {expected.shape[0]:,} x "
+                f"{expected.shape[1]} written (a cell holding a line break or a delimiter that was not quoted "
+                "shifts rows and columns)")
+    names_e = [str(c) for c in expected.columns]
+    names_g = [str(c) for c in got.columns]
+    if names_e != names_g:
+        j = next(i for i, (a, b) in enumerate(zip(names_e, names_g)) if a != b)
+        return f"column {j + 1} is named {names_g[j]!r} in the file, {names_e[j]!r} in the release"
+    for j, name in enumerate(names_e):
+        exp, back = expected.iloc[:, j].reset_index(drop=True), got.iloc[:, j].reset_index(drop=True)
+        same = _same_cells(exp, back, csv)
+        if not same.all():
+            i = int(np.flatnonzero(~same)[0])
+            return (f"column {name!r}, data row {i + 1}: {exp.iloc[i]!r} written, {back.iloc[i]!r} read back "
+                    f"({int((~same).sum()):,} cells differ)")
+    return None
+
+
+def _same_cells(exp: pd.Series, got: pd.Series, csv: bool) -> np.ndarray:
+    """Cell-by-cell equality of a written column and the column read back (vectorized)."""
+    na_e = exp.isna().to_numpy(dtype=bool)
+    na_g = got.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_bool_dtype(exp) or not (
+        pd.api.types.is_numeric_dtype(exp) or _is_textual(exp) or not csv
+    ):
+        # booleans, dates and other types in CSV: the cells as pandas renders this column alone
+        exp = pd.read_csv(io.StringIO(exp.to_frame().to_csv(index=False)), dtype=str, keep_default_na=False,
+                          na_values=[""]).iloc[:, 0]
+        na_e = exp.isna().to_numpy(dtype=bool)
+    if pd.api.types.is_numeric_dtype(exp) and not pd.api.types.is_bool_dtype(exp):
+        if pd.api.types.is_integer_dtype(exp):  # exact, also beyond 2**53
+            e_txt = exp.astype(object).astype(str).to_numpy(dtype=object)
+            g_txt = got.astype(object).astype(str).to_numpy(dtype=object)
+            eq = e_txt == g_txt
+        else:
+            g_num = pd.to_numeric(got, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+            eq = exp.to_numpy(dtype=float, na_value=np.nan) == g_num
+        return (na_e & na_g) | (~na_e & ~na_g & eq)
+    e_txt = exp.astype(object).astype(str).to_numpy(dtype=object)
+    g_txt = got.astype(object).astype(str).to_numpy(dtype=object)
+    if csv:  # an empty text cell and a missing value are the same CSV cell
+        na_e = na_e | (e_txt == "")
+        na_g = na_g | (g_txt == "")
+    return (na_e & na_g) | (~na_e & ~na_g & (e_txt == g_txt))

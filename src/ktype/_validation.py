@@ -33,6 +33,17 @@ RANDOMNESS_SECRET = "secret OS entropy (seed not recorded)"
 RANDOMNESS_CALLER_SEED = "seed given by the caller (not recorded)"
 RANDOMNESS_CALLER_GENERATOR = "numpy Generator given by the caller"
 RANDOMNESS_NONE = "none (deterministic algorithm)"
+#: a randomized algorithm run with ``randomized=False`` (e.g. basic k-concealment)
+RANDOMNESS_DETERMINISTIC_VARIANT = "none (deterministic variant, randomized=False)"
+#: a randomized algorithm whose run happened to draw no random number (e.g. mask with no
+#: group to replace): its output does not depend on the generator
+RANDOMNESS_UNUSED = "none (the run made no random choice)"
+#: the warning a release of a deterministic variant carries ({algorithm} is filled in)
+DETERMINISTIC_WARNING = (
+    "WARNING: {algorithm} ran its DETERMINISTIC variant (randomized=False / -o randomized=false): an adversary who "
+    "knows the algorithm can rerun it on candidate tables and match the output (Kerckhoffs' principle). Use it for "
+    "experiments, not for real releases; the default randomized variant is the one to publish."
+)
 #: the warning a summary carries when the caller fixed the randomness
 REPRODUCIBLE_WARNING = (
     "This release was produced with a randomness source given by the caller (--rng / rng=): anyone who holds "

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ._validation import RNGLike, unknown_name
@@ -119,6 +120,8 @@ _INTEGER_L = ("distinct-l-diversity", "recursive-cl-diversity", "transparent-l-d
 
 
 def _finite(name: str, value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)):  # True is not 1: k=True must not mean k = 1
+        raise InvalidParameterError(f"The '{name}' parameter must be a number, not a boolean. Got {value!r} instead.")
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,37 +33,46 @@ out = Console()
 _CONFIG_ALIASES = {"summary_path": "summary", "as_json": "json", "fmt": "format"}
 
 
-def _config_keys(command: Any) -> set[str]:
-    """The keys a config file may hold for ``command``: its options (``keep`` = insensitive)."""
-    import inspect
+def _config_keys(command: Any) -> dict[str, str]:
+    """The keys a config file may hold for ``command`` (its options; ``keep`` = insensitive)
+    and the kind of value each takes (``bool``, ``int``, ``float``, ``text``, ``list``)."""
+    from ._config import option_kinds
 
-    keys = {_CONFIG_ALIASES.get(p, p) for p in inspect.signature(command).parameters if p != "config"}
+    keys = {_CONFIG_ALIASES.get(p, p): kind for p, kind in option_kinds(command).items() if p != "config"}
     if "insensitive" in keys:
-        keys.add("keep")
+        keys["keep"] = keys["insensitive"]
     if "types" in keys:
-        keys.add("type")  # read as an alias of types (see _reading)
+        keys["type"] = keys["types"]  # read as an alias of types (see _reading)
     return keys
 
 
-def _load_config(path: Path | None, allowed: set[str] | None = None) -> dict[str, Any]:
+def _load_config(path: Path | None, allowed: dict[str, str] | set[str] | None = None) -> dict[str, Any]:
     """Read a YAML/TOML config. With ``allowed``, an unknown key is an error with a suggestion
-    (a misspelled ``sensitve:`` must not silently publish a column unprotected)."""
+    (a misspelled ``sensitve:`` must not silently publish a column unprotected), and with
+    :func:`_config_keys`'s kinds a value of the wrong type is an error (``force: "no"``,
+    ``k: true``). A key given twice is always an error (``k: 5`` then ``k: 1``)."""
+    from ._config import DuplicateKeyError, check_types, parse_config
+
     if path is None:
         return {}
     if not path.exists():
         raise KtypeError(f"Config file not found: {path}")
     text = path.read_text(encoding="utf-8")
     try:
-        if path.suffix.lower() == ".toml":
-            cfg = tomllib.loads(text)
-        else:
-            import yaml
-
-            cfg = yaml.safe_load(text) or {}
+        cfg = parse_config(text, toml=path.suffix.lower() == ".toml")
+    except DuplicateKeyError as e:
+        raise KtypeError(f"Config file {path}: {e}; a later value would silently replace the earlier one. "
+                         "Keep one.") from None
     except Exception as e:  # noqa: BLE001 - any parser error is a user error here
         raise KtypeError(f"Config file {path} is malformed: {e}") from None
     if not isinstance(cfg, dict):
         raise KtypeError(f"Config file {path} must hold a mapping of option names to values.")
+    spelled: dict[str, str] = {}
+    for k in cfg:
+        norm = str(k).replace("-", "_")
+        if norm in spelled:
+            raise KtypeError(f"Config file {path} gives {norm!r} twice (as {spelled[norm]!r} and {str(k)!r}); keep one.")
+        spelled[norm] = str(k)
     cfg = {str(k).replace("-", "_"): v for k, v in cfg.items()}
     if allowed is not None:
         import difflib
@@ -74,6 +82,10 @@ def _load_config(path: Path | None, allowed: set[str] | None = None) -> dict[str
                 close = difflib.get_close_matches(key, sorted(allowed), n=1)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise KtypeError(f"Unknown key {key!r} in config file {path}.{hint} Valid keys: {', '.join(sorted(allowed))}.")
+    if isinstance(allowed, dict):
+        cfg = check_types(cfg, allowed, path)
+    if "type" in cfg and "types" in cfg:
+        raise KtypeError(f"Config file {path} has both 'type' and 'types'; they are the same option, use one.")
     if "keep" in cfg:
         if "insensitive" in cfg:
             raise KtypeError(f"Config file {path} has both 'keep' and 'insensitive'; they are the same option, use one.")
@@ -390,17 +402,7 @@ def anonymize(
             distance=_pick(distance, cfg, "distance"),
             kind=_pick(model, cfg, "model", default_k_model(info)),
         )
-        notices: list[str] = []
-        if "randomized" in info.options and info.options["randomized"] is False:
-            # the variant docs/local.md recommends for real releases is the randomized one
-            if "randomized" not in opts:
-                opts["randomized"] = True
-                notices.append(f"{info.name}: using the randomized variant (recommended for real releases; "
-                               "-o randomized=false publishes the deterministic one).")
-            elif opts["randomized"] is False:
-                notices.append(f"WARNING: {info.name} runs its DETERMINISTIC variant (-o randomized=false): an adversary "
-                               "who knows the algorithm can rerun it on candidate tables (Kerckhoffs' principle). "
-                               "Use it for experiments, not for real releases.")
+        notices: list[str] = []  # the release's own warnings (deterministic variant, k = 1, ...) follow
         rng_value = _pick(rng, cfg, "rng")
         with err.status(f"[bold]{info.name}[/] on {ds.n:,} rows x {ds.r} QIs ..."):
             rel = info.func(ds, models, rng=rng_value, **opts)
@@ -413,7 +415,7 @@ def anonymize(
             "published_unchanged": ds.sensitive + ds.insensitive,
             "removed_identifiers": ds.identifiers,
             "models": [str(m) for m in models],
-            "verified": True,
+            "verified": False,  # set once the release (and its file, if any) is verified
             "load_s": round(t_load, 3),
             **rel.summary(),
             "measures": loss,
@@ -424,8 +426,12 @@ def anonymize(
 
         try:
             if out_path is not None:
+                # save reads the file back and compares it with the release before keeping it
                 rel.save(out_path, format=out_fmt, csv_escape=escape)
                 summary["output"] = str(out_path)
+                summary["output_read_back"] = {"rows": rel.n - rel.n_suppressed, "columns": len(rel._published_columns()),
+                                               "identical_to_verified_release": True}
+            summary["verified"] = True
             if sum_path is not None:
                 atomic_write_text(sum_path, json.dumps(summary, indent=2, default=str))
         except OSError as e:
@@ -441,7 +447,9 @@ def anonymize(
     tab = Table(title=f"ktype release — {info.name}", show_header=False)
     tab.add_row("input", summary["input"])
     tab.add_row("rows / QIs", f"{ds.n:,} / {ds.r}")
-    tab.add_row("models", ", ".join(summary["models"]) + "  [green]✓ verified by independent checker[/]")
+    mark = ("✓ verified by the independent checker; the written file read back identical" if out_path
+            else "✓ verified by the independent checker")
+    tab.add_row("models", ", ".join(summary["models"]) + f"  [green]{mark}[/]")
     tab.add_row("suppressed", str(rel.n_suppressed))
     tab.add_row("published unchanged", ", ".join(summary["published_unchanged"]) or "(none)")
     tab.add_row("removed identifiers", ", ".join(summary["removed_identifiers"]) or "(none)")
@@ -772,6 +780,8 @@ def _print_risk(rep: dict[str, Any]) -> None:
         if "population_uniques_exact" in pu:
             t2.add_row("exact (population table)", _fmt_num(pu["population_uniques_exact"]), "")
         out.print(t2)
+        for m, why in pu.get("unavailable", {}).items():
+            out.print(f"[yellow]{m}: n/a[/] ({why})")
     ir = rep.get("individual_risk")
     if ir:
         out.print(f"individual risk ({ir['of']}, Benedetti-Franconi): highest {_fmt_num(ir['highest'])}, "

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import lexsort_rows
-from ._io import atomic_write, escape_csv_cells, output_format
+from ._io import atomic_write, check_output_path, csv_text, escape_csv_cells, output_format, read_back_check
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError, StaleMetadataError
@@ -32,6 +32,15 @@ PERTURBED_WARNING = (
     "generalization of the input, so `ktype check` cannot establish that it is a release of this original and "
     "refuses it. Use a generalization algorithm (e.g. hybrid, tailor, mondrian) for a release that can be audited."
 )
+
+
+def protects_nothing_warning(reasons: list[str]) -> str:
+    """The warning of a release whose every model is trivial (``["k = 1"]``, ...)."""
+    what = " and ".join(reasons)
+    verb = "protects" if len(reasons) == 1 else "protect"
+    return (f"{what} {verb} nothing: every record may be its own class, with its own sensitive value, so the "
+            "quasi-identifiers may be published unchanged and a record unique in the input is re-identified with "
+            "certainty. Use k >= 2 (or ℓ >= 2) for a release that protects anyone.")
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -109,8 +118,10 @@ class Release:
     levels : ndarray of int, optional
         The level vector of a full-domain release (labels then come from the levels).
     provenance : dict
-        Algorithm, parameters, models, ``randomness`` (how a randomized run was seeded:
-        secret OS entropy, or a caller's seed; never the seed itself), timings, versions.
+        Algorithm, parameters, models, ``randomness`` (what randomness the output depends
+        on: secret OS entropy, a caller's seed or generator — never the seed itself —, or
+        none: a deterministic algorithm, a deterministic variant, or a run that drew no
+        random number), timings, versions.
     """
 
     dataset: Dataset
@@ -355,6 +366,18 @@ class Release:
         holding the metadata and the SHA-256 of the CSV bytes (so that a sidecar that does
         not belong to the file is detected), written after the CSV in the same operation.
 
+        Before the file is put in place it is **read back and compared** with the published
+        table (:func:`ktype._io.read_back_check`: same columns, same number of rows, same
+        cells). A file that does not read back as the verified release raises
+        :class:`~ktype.exceptions.VerificationError` and is discarded, leaving no file (and
+        any earlier file at ``path`` untouched): a saved file is the release that was verified.
+
+        The path is checked like the command line's ``--output``
+        (:func:`ktype._io.check_output_path`): the file the dataset was read from
+        (``Dataset.source_files``: the table and hierarchy CSVs, when the dataset came from
+        files), a symbolic link, a FIFO, a device or a directory is refused with
+        :class:`~ktype.exceptions.OutputPathError`; an existing regular file is replaced.
+
         ``include_suppressed=True`` also writes the suppressed records as rows whose QI
         cells read ``*``: they are then *published rows* (with their sensitive values), and
         ``ktype check`` counts them as such.
@@ -364,6 +387,14 @@ class Release:
 
         path = Path(path)
         fmt = output_format(path, format)
+        # the command line's rules (ktype._io.check_output_path): never the input table or a
+        # hierarchy file the release was made from, never through a link, FIFO or device;
+        # an existing regular file is replaced and missing directories are created
+        inputs = getattr(self.dataset, "source_files", ())
+        check_output_path(path, what="release", inputs=inputs, force=True, mkdirs=True)
+        if fmt == "csv":
+            check_output_path(sidecar_path(path), what="metadata sidecar", inputs=inputs, others={"release": path},
+                              force=True, mkdirs=True)
         df = self.to_pandas(include_suppressed=include_suppressed)
         meta = self.metadata(include_suppressed=include_suppressed)
         if fmt == "parquet":
@@ -376,12 +407,12 @@ class Release:
                 kv[PARQUET_KEY] = json.dumps(meta).encode("utf-8")
                 pq.write_table(table.replace_schema_metadata(kv), p)
 
-            atomic_write(path, write_parquet)
+            atomic_write(path, write_parquet, check=read_back_check(df, fmt="parquet", target=path))
         else:
             if sep is None:
                 sep = "\t" if path.suffix.lower() == ".tsv" else ","
             table = escape_csv_cells(df) if csv_escape else df
-            data = table.to_csv(index=False, sep=sep).encode("utf-8")
+            data = csv_text(table, sep=sep, csv_escape=False).encode("utf-8")
             meta["file"] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "sep": sep,
                             "csv_escape": bool(csv_escape)}
             side = sidecar_path(path)
@@ -391,21 +422,35 @@ class Release:
                 def write_csv(p: Path) -> None:
                     Path(p).write_bytes(data)
 
-                atomic_write(path, write_csv)  # the CSV lands first, then its sidecar
+                # the CSV is read back and compared before it lands; then its sidecar
+                atomic_write(path, write_csv, check=read_back_check(table, fmt="csv", sep=sep, target=path))
 
             atomic_write(side, write_both)
         return path
 
 
     def warnings(self) -> list[str]:
-        """What a person publishing this release must know (e.g. a caller-fixed seed)."""
-        from ._validation import RANDOMNESS_CALLER_GENERATOR, RANDOMNESS_CALLER_SEED, REPRODUCIBLE_WARNING
+        """What a person publishing this release must know: a caller-fixed seed, a
+        deterministic variant, perturbed values, or models that protect nothing (k = 1)."""
+        from ._validation import (
+            DETERMINISTIC_WARNING,
+            RANDOMNESS_CALLER_GENERATOR,
+            RANDOMNESS_CALLER_SEED,
+            RANDOMNESS_DETERMINISTIC_VARIANT,
+            REPRODUCIBLE_WARNING,
+        )
 
         out = []
-        if self.provenance.get("randomness") in (RANDOMNESS_CALLER_SEED, RANDOMNESS_CALLER_GENERATOR):
+        how = self.provenance.get("randomness")
+        if how in (RANDOMNESS_CALLER_SEED, RANDOMNESS_CALLER_GENERATOR):
             out.append(REPRODUCIBLE_WARNING)
+        if how == RANDOMNESS_DETERMINISTIC_VARIANT:
+            out.append(DETERMINISTIC_WARNING.format(algorithm=self.provenance.get("algorithm", "the algorithm")))
         if self.perturbed:
             out.append(PERTURBED_WARNING)
+        trivial = [m.protects_nothing() for m in self.models]
+        if trivial and all(trivial):
+            out.append(protects_nothing_warning(list(dict.fromkeys(str(t) for t in trivial))))
         return out
 
     @property

@@ -22,7 +22,15 @@ from typing import Any, cast
 import numpy as np
 
 from .._compile import CompileTimer
-from .._validation import RANDOMNESS_NONE, RNGLike, check_params, check_rng, unknown_name
+from .._validation import (
+    RANDOMNESS_DETERMINISTIC_VARIANT,
+    RANDOMNESS_NONE,
+    RANDOMNESS_UNUSED,
+    RNGLike,
+    check_params,
+    check_rng,
+    unknown_name,
+)
 from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError, InternalError, InvalidParameterError, UnsupportedModelError, VerificationError
 from ..models._base import PrivacyModel
@@ -198,9 +206,11 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
         m.validate(dataset)
     kwargs = dict(opts)
     randomness = RANDOMNESS_NONE
+    gen = None
     if info.randomized:
         gen, randomness = check_rng(rng)  # never a seed value: see check_rng
         kwargs["rng"] = gen
+        before = _generator_state(gen)
     elif rng is not None:
         raise InvalidParameterError(f"{info.name} is deterministic and takes no rng.")
     if progress and "progress" in inspect.signature(info.impl).parameters:
@@ -209,6 +219,11 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
         t0 = time.perf_counter()
         release = info.impl(dataset, models, **kwargs)
         t1 = time.perf_counter()
+    if gen is not None:  # say what randomness the output actually depends on
+        if opts.get("randomized") is False:
+            randomness = RANDOMNESS_DETERMINISTIC_VARIANT
+        elif _generator_state(gen) == before:
+            randomness = RANDOMNESS_UNUSED
     with CompileTimer() as c_ver:
         verify_release(release, models, max_suppression=opts.get("max_suppression"), algorithm=info.name)
         t2 = time.perf_counter()
@@ -233,6 +248,13 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
     )
     _attach_loss(release)
     return release
+
+
+def _generator_state(gen: np.random.Generator) -> tuple:
+    """The generator's position (compared in memory, never recorded): unchanged after a run
+    means the run drew no random number and spawned no child generator."""
+    seq = getattr(gen.bit_generator, "seed_seq", None)
+    return repr(gen.bit_generator.state), getattr(seq, "n_children_spawned", None)
 
 
 def _run_forced(

@@ -107,6 +107,7 @@ class Dataset:
             dup = pd.Index(cols)[pd.Index(cols).duplicated()][0]
             raise DataError(f"Column {dup!r} appears twice in the table.")
         first_line = data.attrs.get("ktype_first_line")
+        source = data.attrs.get("ktype_source_path")
         data = data.copy()
         data.columns = cols
         data = apply_types(data, types, first_line=first_line)
@@ -159,6 +160,13 @@ class Dataset:
         self.forced_suppression = forced
         self.forced_suppression.setflags(write=False)
         self.first_line = first_line
+        #: the files this dataset was read from (the table, hierarchy CSVs), where known:
+        #: ``Release.save`` refuses to write over them
+        self.source_files: tuple[Path, ...] = tuple(
+            [Path(source)] if source else []) + tuple(
+            Path(spec).absolute() for spec in hierarchies.values()
+            if isinstance(spec, (str, Path)) and str(spec) not in ("ordered", "flat", "dates")
+            and not str(spec).startswith("dates:") and Path(spec).is_file())
         self.data = data.reset_index(drop=True)
         self.quasi_identifiers = quasi_identifiers
         self.sensitive = sensitive
@@ -358,6 +366,7 @@ def read_table(
     if df.shape[1] < 1 or len(df) == 0:
         raise DataError(f"{path} has no data rows.")
     df.attrs["ktype_first_line"] = first_line
+    df.attrs["ktype_source_path"] = str(path.absolute())  # Release.save never writes over the input
     return df
 
 

@@ -340,9 +340,9 @@ class Hierarchy:
 
     def to_arx_csv(self, path: str | Path, sep: str = ";") -> None:
         """Write the hierarchy in ARX CSV format (atomically)."""
-        from .._io import atomic_write_text
+        from .._io import atomic_write_text, csv_text
 
-        atomic_write_text(Path(path), self.to_table().to_csv(sep=sep, header=False, index=False))
+        atomic_write_text(Path(path), csv_text(self.to_table(), sep=sep, csv_escape=False, header=False))
 
     # ------------------------------------------------------------------ encoding
     def encode(

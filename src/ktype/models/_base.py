@@ -117,6 +117,19 @@ class PrivacyModel:
         return {"name": spec.name if spec is not None else type(self).__name__, "model": str(self),
                 "params": params, "scope": model_scope(self, recoding)}
 
+    def protects_nothing(self) -> str | None:
+        """``"k = 1"`` (``"ℓ = 1"``, ``"p = 1"``) when these parameters hold for every
+        release — one-record classes, each with a single sensitive value —, else None.
+
+        Judged from the parameter alone: ``k``, ``l`` or ``p`` at most 1. Models without
+        such a parameter (t-closeness) are never called trivial.
+        """
+        for name, label in (("k", "k"), ("l", "ℓ"), ("p", "p")):
+            value = getattr(self, name, None)
+            if value is not None:
+                return f"{label} = 1" if value <= 1 else None
+        return None
+
     def validate(self, dataset: Dataset) -> None:
         """Check data-dependent bounds (e.g. ``k <= n``). Called once by the entry point."""
         k = getattr(self, "k", None)

@@ -470,6 +470,11 @@ class RecursiveCLDiversity(SensitiveModel):
     _score_name: ClassVar[str] = "r1_over_tail"
     _higher_is_better: ClassVar[bool] = False
 
+    def protects_nothing(self) -> str | None:
+        """With ``l = 1`` the tail is the whole class, so ``r_1 < c |C|`` holds for every
+        class when ``c > 1``; with ``c <= 1`` it still bounds the largest share."""
+        return "ℓ = 1" if self.l <= 1 and self.c > 1 else None
+
     def _r1_tail(self, hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h = np.asarray(hist, dtype=np.int64)
         s = -np.sort(-h, axis=1)

@@ -31,7 +31,15 @@ records that are unique, as ARX does.
   fails).
 
 With no sample uniques every estimate is 0. An estimator that cannot be computed (no
-classes of size 2 for SNB, a failed fit) returns ``nan``.
+classes of size 2 for SNB, a failed fit) returns ``nan``; :func:`population_uniqueness`
+runs each estimator on its own, so one that fails (or raises) is reported as unavailable
+with its reason (``PopulationUniqueness.unavailable``) and never takes the others down, and
+Dankar's rule picks among those available.
+
+SNB is computed in log space (``log p1``, ``log p2``, ``log U``; ``scipy.special`` log-sigmoid
+and ``log1p``): with ``π = n / N`` down to ``10⁻⁶`` the terms ``β^α`` and ``D^(α+2)``
+underflow in floating point (``D**(alpha+2)`` became 0 and raised ``ZeroDivisionError``
+for the Adult sample with ``N = 317,238,626``), their logarithms do not.
 
 Accuracy (measured, ``tests/test_risk_uniqueness.py`` and docs/risk.md): on simulated
 populations (independent CENSUS-schema attributes) the estimates are compared with the
@@ -56,12 +64,12 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
-from scipy.special import digamma, gammaln, polygamma
+from scipy.special import digamma, gammaln, log_expit, polygamma
 
 from .._validation import Interval, Options, check_params
 from ..exceptions import DataError
@@ -76,6 +84,7 @@ __all__ = [
     "snb_uniques",
     "dankar_uniques",
     "frequency_of_frequencies",
+    "EstimatorUnavailable",
     "MODELS",
 ]
 
@@ -225,27 +234,42 @@ def pitman_fit(sizes: np.ndarray) -> tuple[float, float]:
     return math.exp(float(best[0][1])) - alpha, alpha
 
 
-def pitman_uniques(sizes: np.ndarray, population_size: int) -> float:
-    """Estimated number of population uniques, Pitman model (Hoshino 2001, §3–4).
+class EstimatorUnavailable(ArithmeticError):
+    """An estimator that cannot be computed on this sample; the message says why."""
 
-    ``N Γ(θ+1) Γ(θ+α+N-1) / (Γ(θ+α) Γ(θ+N))`` with the ML estimates of ``(θ, α)``.
-    """
+
+def _or_nan(fn: Any, sizes: np.ndarray, population_size: int, **kw: Any) -> float:
+    try:
+        return fn(sizes, population_size, **kw)
+    except EstimatorUnavailable:
+        return float("nan")
+
+
+def _pitman(sizes: np.ndarray, population_size: int) -> float:
     i, c, n, K, c1 = _counts(sizes)
     if c1 == 0:
         return 0.0
     theta, alpha = pitman_fit(sizes)
     if not (np.isfinite(theta) and np.isfinite(alpha)):
-        return float("nan")
+        raise EstimatorUnavailable("the maximum-likelihood fit of (θ, α) failed")
     N = float(population_size)
     u = N * math.exp(gammaln(theta + 1) + gammaln(theta + alpha + N - 1) - gammaln(theta + alpha) - gammaln(theta + N))
     if not 0 <= u <= N * (1 + 1e-9):  # rounding at α → 1 may overshoot N by a few ulps
-        return float("nan")
+        raise EstimatorUnavailable(f"the estimate {u:.4g} is outside [0, N]")
     return float(min(u, N))
 
 
+def pitman_uniques(sizes: np.ndarray, population_size: int) -> float:
+    """Estimated number of population uniques, Pitman model (Hoshino 2001, §3–4).
+
+    ``N Γ(θ+1) Γ(θ+α+N-1) / (Γ(θ+α) Γ(θ+N))`` with the ML estimates of ``(θ, α)``;
+    ``nan`` when the fit fails.
+    """
+    return _or_nan(_pitman, sizes, population_size)
+
+
 # ---------------------------------------------------------------------- Zayatz (1991)
-def zayatz_uniques(sizes: np.ndarray, population_size: int) -> float:
-    """Estimated number of population uniques, Zayatz (1991)."""
+def _zayatz(sizes: np.ndarray, population_size: int) -> float:
     i, c, n, K, c1 = _counts(sizes)
     if c1 == 0:
         return 0.0
@@ -253,10 +277,18 @@ def zayatz_uniques(sizes: np.ndarray, population_size: int) -> float:
     pi = n / N
     h = stats.hypergeom.pmf(1, N, i, n)  # P(one of the i class members is sampled)
     den = float(((c / K) * h).sum())
-    if den <= 0:
-        return float("nan")
+    if not den > 0:
+        raise EstimatorUnavailable("no class size has a positive probability of leaving one record in the sample")
     p_cond = (c1 / K) * float(stats.hypergeom.pmf(1, N, 1, n)) / den
-    return float(c1 * p_cond / pi)
+    u = c1 * p_cond / pi
+    if not np.isfinite(u):
+        raise EstimatorUnavailable(f"the estimate is not finite ({u})")
+    return float(u)
+
+
+def zayatz_uniques(sizes: np.ndarray, population_size: int) -> float:
+    """Estimated number of population uniques, Zayatz (1991); ``nan`` if not computable."""
+    return _or_nan(_zayatz, sizes, population_size)
 
 
 # ---------------------------------------------------------------------- SNB (Chen & Keller-McNulty 1998)
@@ -269,12 +301,73 @@ def shlosser_classes(sizes: np.ndarray, sampling_fraction: float) -> float:
     return K + c1 * num / den if den > 0 else float(K)
 
 
+def _snb_log_probabilities(alpha: float, log_beta: float, log1m_beta: float, pi: float) -> tuple[float, float]:
+    """``(log P(f=1), log P(f=2))`` of the SNB model, in log space.
+
+    With ``d = (1-π)(1-β)``, ``D = 1 - d = β (1 + r)``, ``r = π (1-β) / β``:
+    ``log p1 = log π - α log1p(r) + log1p(α d/D)`` and
+    ``log p2 = 2 log π + log α + log(1-β) + α log β - (α+2) log D + log(2 - (1-α) d) - log 2``.
+    Each term is finite for ``π`` down to ``10⁻⁶`` and any ``α`` or ``β`` in floating
+    point; ``β``, ``1 - β`` come in as logarithms so that neither rounds to 0 or 1.
+    """
+    log_pi = math.log(pi)
+    log_r = log_pi + log1m_beta - log_beta
+    l1p_r = float(np.logaddexp(0.0, log_r))  # log1p(r) without forming r
+    log_D = log_beta + l1p_r
+    log_d = math.log1p(-pi) + log1m_beta
+    d_over_D = math.exp(log_d - log_D)  # in [0, 1]
+    d = math.exp(log_d)
+    log_p1 = log_pi - alpha * l1p_r + math.log1p(alpha * d_over_D)
+    log_p2 = (2 * log_pi + math.log(alpha) + log1m_beta + alpha * log_beta - (alpha + 2) * log_D
+              + math.log(2 - (1 - alpha) * d) - math.log(2))
+    return log_p1, log_p2
+
+
 def _snb_probabilities(alpha: float, beta: float, pi: float) -> tuple[float, float]:
-    d = (1 - pi) * (1 - beta)
-    D = 1 - d
-    p1 = pi * (beta / D) ** alpha * (1 + alpha * d / D)
-    p2 = pi * pi * alpha * (1 - beta) * beta**alpha * (2 - (1 - alpha) * d) / (2 * D ** (alpha + 2))
-    return p1, p2
+    """``(P(f=1), P(f=2))`` of the SNB model (from :func:`_snb_log_probabilities`)."""
+    lp1, lp2 = _snb_log_probabilities(alpha, math.log(beta), math.log1p(-beta), pi)
+    return math.exp(lp1), math.exp(lp2)
+
+
+#: the SNB solver's search box in (log α, logit β): α in [e^-40, e^40], β in (0, 1)
+_SNB_X_LIMIT = (40.0, 60.0)
+
+
+def _snb(sizes: np.ndarray, population_size: int, *, n_classes: float | None = None) -> float:
+    i, c, n, K, c1 = _counts(sizes)
+    if c1 == 0:
+        return 0.0
+    c2 = int(c[i == 2].sum())
+    if c2 == 0:
+        raise EstimatorUnavailable("no sample class of size 2 (the moment equations need c_2 > 0)")
+    pi = n / float(population_size)
+    Kp = shlosser_classes(sizes, pi) if n_classes is None else float(n_classes)
+    log_Kp, log_c1, log_c2 = math.log(Kp), math.log(c1), math.log(c2)
+    ax, bx = _SNB_X_LIMIT
+
+    def resid(x: np.ndarray) -> np.ndarray:
+        a = math.exp(min(max(float(x[0]), -ax), ax))
+        b = min(max(float(x[1]), -bx), bx)
+        lp1, lp2 = _snb_log_probabilities(a, float(log_expit(b)), float(log_expit(-b)), pi)
+        return np.array([log_Kp + lp1 - log_c1, log_Kp + lp2 - log_c2])
+
+    best = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for a0 in (-2.0, 0.0, 2.0):
+            for b0 in (-4.0, 0.0, 4.0):
+                res = optimize.least_squares(resid, np.array([a0, b0]), method="lm", xtol=1e-12, ftol=1e-12)
+                if np.isfinite(res.cost) and (best is None or res.cost < best.cost):
+                    best = res
+    if best is None or best.cost > 1e-8:
+        cost = "none" if best is None else f"{best.cost:.3g}"
+        raise EstimatorUnavailable(f"the moment equations E[c_1] = c_1, E[c_2] = c_2 have no solution (least-squares cost {cost})")
+    a = math.exp(min(max(float(best.x[0]), -ax), ax))
+    b = min(max(float(best.x[1]), -bx), bx)
+    u = math.exp(log_Kp + a * float(log_expit(b)))  # K_pop β^α
+    if not 0 <= u <= population_size:
+        raise EstimatorUnavailable(f"the estimate {u:.4g} is outside [0, N]")
+    return float(u)
 
 
 def snb_uniques(sizes: np.ndarray, population_size: int, *, n_classes: float | None = None) -> float:
@@ -283,54 +376,66 @@ def snb_uniques(sizes: np.ndarray, population_size: int, *, n_classes: float | N
     ``n_classes``: the number of non-empty population classes if known; by default
     Shlosser's estimate (which is where most of the estimator's error comes from: on an
     SNB population with the true ``n_classes`` the estimate is within 2 %, with Shlosser's
-    +35 %, see tests/test_risk_uniqueness.py).
+    +35 %, see tests/test_risk_uniqueness.py). Computed in log space; ``nan`` when the
+    moment equations have no solution (or there is no class of size 2).
     """
-    i, c, n, K, c1 = _counts(sizes)
-    if c1 == 0:
-        return 0.0
-    c2 = int(c[i == 2].sum())
-    if c2 == 0:
-        return float("nan")
-    pi = n / float(population_size)
-    Kp = shlosser_classes(sizes, pi) if n_classes is None else float(n_classes)
-
-    def resid(x: np.ndarray) -> np.ndarray:
-        a, b = math.exp(x[0]), 1 / (1 + math.exp(-x[1]))
-        p1, p2 = _snb_probabilities(a, b, pi)
-        return np.array([math.log(max(Kp * p1, 1e-300)) - math.log(c1), math.log(max(Kp * p2, 1e-300)) - math.log(c2)])
-
-    best = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for a0 in (-2.0, 0.0, 2.0):
-            for b0 in (-4.0, 0.0, 4.0):
-                res = optimize.least_squares(resid, np.array([a0, b0]), method="lm", xtol=1e-12, ftol=1e-12)
-                if best is None or res.cost < best.cost:
-                    best = res
-    if best is None or best.cost > 1e-8:
-        return float("nan")
-    a, b = math.exp(best.x[0]), 1 / (1 + math.exp(-best.x[1]))
-    u = Kp * b**a
-    return float(u) if 0 <= u <= population_size else float("nan")
+    return _or_nan(_snb, sizes, population_size, n_classes=n_classes)
 
 
 # ---------------------------------------------------------------------- Dankar et al. (2012)
-def dankar_uniques(sizes: np.ndarray, population_size: int) -> tuple[float, str]:
-    """Dankar et al.'s decision rule; returns ``(estimate, model used)``."""
+_ESTIMATORS = {"pitman": _pitman, "zayatz": _zayatz, "snb": _snb}
+
+
+def _attempt(name: str, sizes: np.ndarray, population_size: int) -> tuple[float, str | None]:
+    """``(estimate, None)`` or ``(nan, reason)``: an estimator that fails, whatever the
+    failure, is reported, never propagated."""
+    try:
+        u = _ESTIMATORS[name](sizes, population_size)
+    except EstimatorUnavailable as e:
+        return float("nan"), str(e)
+    except Exception as e:  # noqa: BLE001 - one estimator must not take the others down
+        return float("nan"), f"{type(e).__name__}: {e}"
+    return u, None
+
+
+def _dankar(sizes: np.ndarray, population_size: int, results: dict[str, tuple[float, str | None]]
+            ) -> tuple[float, str, str | None]:
+    """Dankar's rule over the estimates in ``results`` (computed here when missing):
+    ``(estimate, model used, reason when none is available)``."""
     i, c, n, K, c1 = _counts(sizes)
     if c1 == 0:
-        return 0.0, "none (no sample uniques)"
+        return 0.0, "none (no sample uniques)", None
+
+    def get(m: str) -> float:
+        if m not in results:
+            results[m] = _attempt(m, sizes, population_size)
+        return results[m][0]
+
     pi = n / float(population_size)
     if pi <= 0.1:
-        u = pitman_uniques(sizes, population_size)
+        u = get("pitman")
         if np.isfinite(u) and u > 0:
-            return u, "pitman"
-        return zayatz_uniques(sizes, population_size), "zayatz"
-    z = zayatz_uniques(sizes, population_size)
-    s = snb_uniques(sizes, population_size)
+            return u, "pitman", None
+        z = get("zayatz")
+        if np.isfinite(z):
+            return z, "zayatz", None
+        return float("nan"), "none", "neither Pitman nor Zayatz is available (π <= 0.1)"
+    z, s = get("zayatz"), get("snb")
     if np.isfinite(s) and s > 0:
-        return (z, "zayatz") if z < s else (s, "snb")
-    return z, "zayatz"
+        if np.isfinite(z) and z < s:
+            return z, "zayatz", None
+        return s, "snb", None
+    if np.isfinite(z):
+        return z, "zayatz", None
+    return float("nan"), "none", "neither Zayatz nor SNB is available (π > 0.1)"
+
+
+def dankar_uniques(sizes: np.ndarray, population_size: int) -> tuple[float, str]:
+    """Dankar et al.'s decision rule; returns ``(estimate, model used)`` (``nan`` and
+    ``"none"`` when no estimator it may use is available). An estimator that fails is
+    skipped, never propagated."""
+    u, model, _ = _dankar(sizes, population_size, {})
+    return u, model
 
 
 # ---------------------------------------------------------------------- public entry point
@@ -341,6 +446,7 @@ class PopulationUniqueness:
     ``estimates`` maps each model (``pitman``, ``zayatz``, ``snb``, ``dankar``) to the
     estimated number of population uniques (``nan`` if unavailable); ``share`` the same
     divided by the population size; ``dankar_model`` names the model the rule chose.
+    ``unavailable`` maps each model that could not be computed to the reason.
     ``exact`` is the true number when a population table was given.
     """
 
@@ -351,6 +457,7 @@ class PopulationUniqueness:
     estimates: dict[str, float]
     dankar_model: str
     exact: int | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     @property
     def share(self) -> dict[str, float]:
@@ -364,6 +471,7 @@ class PopulationUniqueness:
             "population_uniques": {k: (None if not np.isfinite(v) else v) for k, v in self.estimates.items()},
             "population_uniqueness": {k: (None if not np.isfinite(v) else v) for k, v in self.share.items()},
             "dankar_model": self.dankar_model,
+            "unavailable": dict(self.unavailable),
         }
         if self.exact is not None:
             d["population_uniques_exact"] = self.exact
@@ -428,12 +536,18 @@ def population_uniqueness(
     N = int(population_size) if population_size is not None else int(round(n / float(sampling_fraction)))  # type: ignore[arg-type]
     if N < n:
         raise DataError(f"The population ({N}) is smaller than the sample ({n}).")
-    fns = {"pitman": pitman_uniques, "zayatz": zayatz_uniques, "snb": snb_uniques}
+    results: dict[str, tuple[float, str | None]] = {}
     est: dict[str, float] = {}
+    why: dict[str, str] = {}
     for m in models:
-        if m in fns:
-            est[m] = fns[m](sizes, N)
+        if m in _ESTIMATORS:
+            results[m] = _attempt(m, sizes, N)
     dmodel = ""
     if "dankar" in models:
-        est["dankar"], dmodel = dankar_uniques(sizes, N)
-    return PopulationUniqueness(n, N, n / N, int((sizes == 1).sum()), est, dmodel, exact)
+        u, dmodel, reason = _dankar(sizes, N, results)
+        results["dankar"] = (u, reason)
+    for m in models:
+        est[m], reason = results[m]
+        if reason is not None:
+            why[m] = reason
+    return PopulationUniqueness(n, N, n / N, int((sizes == 1).sum()), est, dmodel, exact, why)

@@ -195,3 +195,113 @@ def test_pitman_fit_is_at_least_as_likely_as_scipys_lbfgsb():
         theta, alpha = pitman_fit(sizes)
         ours = _pitman_negloglik(np.array([alpha, math.log(theta + alpha)]), None, None, n, K, cum)
         assert ours <= reference + 1e-9 * abs(reference)
+
+
+# ---------------------------------------------------------------------------- issue #31, section 5
+def _adult_sizes() -> np.ndarray:
+    from ktype.risk._common import class_sizes, coded
+
+    c = coded(ktype.load_adult(), None)
+    gid, g = c.class_ids()
+    return class_sizes(gid, g)
+
+
+def _snb_reference(alpha: float, beta: float, pi: float) -> tuple[float, float]:
+    """``(log p1, log p2)`` from the closed form in 80-digit decimal arithmetic."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 80
+        a, b, p = Decimal(alpha), Decimal(beta), Decimal(pi)
+        d = (1 - p) * (1 - b)
+        D = 1 - d
+        lp1 = p.ln() + a * (b.ln() - D.ln()) + (1 + a * d / D).ln()
+        lp2 = (2 * p.ln() + a.ln() + (1 - b).ln() + a * b.ln() + (2 - (1 - a) * d).ln() - Decimal(2).ln()
+               - (a + 2) * D.ln())
+        return float(lp1), float(lp2)
+
+
+@pytest.mark.parametrize("pi", [0.9, 0.1, 1e-3, 1e-4, 1e-5, 1e-6])
+def test_snb_log_probabilities_match_80_digit_reference(pi):
+    """The log-space SNB terms agree with the closed form evaluated in 80-digit decimals,
+    also where the floating-point formula underflowed (``D**(alpha+2)`` -> 0 -> ZeroDivisionError)."""
+    import math
+
+    from ktype.risk.uniqueness import _snb_log_probabilities
+
+    for alpha in (1e-3, 0.5, 2.0, 50.0, 1e4):
+        for beta in (1e-12, 1e-4, 0.3, 0.999999):
+            got = _snb_log_probabilities(alpha, math.log(beta), math.log1p(-beta), pi)
+            ref = _snb_reference(alpha, beta, pi)
+            for g, r in zip(got, ref):
+                assert math.isfinite(g)
+                assert g == pytest.approx(r, rel=1e-10, abs=1e-10), (alpha, beta, pi)
+
+
+def test_snb_at_the_us_population_and_fractions_down_to_1e_6():
+    """population_uniqueness(adult, population_size=317_238_626) raised ZeroDivisionError in
+    SNB; now every estimator is available down to a sampling fraction of 10^-6, each
+    estimate lies in [0, N], and SNB equals the direct formula where that one worked."""
+    sizes = _adult_sizes()
+    n = int(sizes.sum())
+    pu = population_uniqueness(sizes, population_size=317_238_626)
+    assert pu.unavailable == {} and pu.dankar_model == "pitman"
+    assert all(np.isfinite(v) and 0 <= v <= 317_238_626 for v in pu.estimates.values())
+    for f in (0.5, 0.1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6):
+        pu = population_uniqueness(sizes, sampling_fraction=f)
+        assert pu.unavailable == {}, (f, pu.unavailable)
+        assert all(np.isfinite(v) and 0 <= v <= pu.population_size for v in pu.estimates.values()), f
+        assert pu.dankar_model == ("pitman" if f <= 0.1 else pu.dankar_model)
+    # where the floating-point formula worked (fraction >= 1e-3), log space gives the same value
+    assert snb_uniques(sizes, int(round(n / 0.1))) == pytest.approx(89446.94473415219, rel=1e-9)
+    assert snb_uniques(sizes, int(round(n / 0.001))) == pytest.approx(8391499.306352932, rel=1e-9)
+
+
+def test_cli_risk_at_the_us_population_exits_0():
+    from typer.testing import CliRunner
+
+    from ktype.cli import app
+
+    res = CliRunner().invoke(app, ["risk", "--dataset", "adult", "--population-size", "317238626", "--json"])
+    assert res.exit_code == 0, res.output
+    import json
+
+    pu = json.loads(res.stdout)["population_uniqueness"]
+    assert pu["dankar_model"] == "pitman" and pu["unavailable"] == {}
+    assert pu["population_uniques"]["snb"] is not None
+
+
+def test_a_failing_estimator_does_not_take_the_others_down(monkeypatch):
+    """An estimator that raises is reported unavailable with its reason; the others are
+    computed and Dankar's rule still picks among them."""
+    from ktype.risk import uniqueness as U
+
+    sizes = np.array([1] * 50 + [2] * 30 + [5] * 20)
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setitem(U._ESTIMATORS, "snb", boom)
+    pu = population_uniqueness(sizes, sampling_fraction=0.3)
+    assert np.isnan(pu.estimates["snb"]) and pu.unavailable["snb"] == "ZeroDivisionError: float division by zero"
+    assert np.isfinite(pu.estimates["pitman"]) and np.isfinite(pu.estimates["zayatz"])
+    assert pu.dankar_model == "zayatz" and pu.estimates["dankar"] == pu.estimates["zayatz"]
+    assert pu.to_dict()["unavailable"] == {"snb": "ZeroDivisionError: float division by zero"}
+    assert np.isnan(snb_uniques(np.array([1, 1, 3]), 100))  # the public function: nan, no exception
+    monkeypatch.setitem(U._ESTIMATORS, "pitman", boom)
+    pu = population_uniqueness(sizes, sampling_fraction=0.05)
+    assert pu.dankar_model == "zayatz" and set(pu.unavailable) == {"pitman", "snb"}
+    assert dankar_uniques(sizes, 2000)[1] == "zayatz"
+    monkeypatch.setitem(U._ESTIMATORS, "zayatz", boom)
+    pu = population_uniqueness(sizes, sampling_fraction=0.05)
+    assert np.isnan(pu.estimates["dankar"]) and pu.dankar_model == "none"
+    assert "neither Pitman nor Zayatz" in pu.unavailable["dankar"]
+    # the command line prints the reason and exits 0
+    from typer.testing import CliRunner
+
+    from ktype.cli import app
+
+    monkeypatch.setitem(U._ESTIMATORS, "zayatz", U._zayatz)
+    res = CliRunner().invoke(app, ["risk", "--dataset", "adult", "--sampling-fraction", "0.3"])
+    assert res.exit_code == 0, res.output
+    assert "snb: n/a (ZeroDivisionError: float division by zero)" in " ".join(res.stdout.split())

@@ -159,7 +159,7 @@ def k_concealment(
     dataset: Dataset,
     models: Sequence[PrivacyModel],
     *,
-    randomized: bool = False,
+    randomized: bool = True,
     measure: str = "loss_metric",
     q: int | None = None,
     scc_update: str = "incremental",
@@ -167,10 +167,12 @@ def k_concealment(
 ) -> Release:
     """k-concealment: every record has at least k *matches* (edges on a perfect matching).
 
-    Basic pipeline (``randomized=False``): Algorithm 2 → 3 → 5, deterministic (ties by
-    lowest index). Randomized pipeline (``randomized=True``, the one to use for real
+    Randomized pipeline (``randomized=True``, the default: the one to use for real
     releases, §7): Algorithm 6 (``q`` nearest neighbours, default ``2(k-1)``) → 3 → 5, both
-    latter in independent uniformly random visiting orders. Extra models
+    latter in independent uniformly random visiting orders. Basic pipeline
+    (``randomized=False``, for experiments): Algorithm 2 → 3 → 5, deterministic (ties by
+    lowest index); its release carries a warning and its provenance says no randomness
+    was used. Extra models
     ``PSensitivity(p)`` / ``FrequencyLDiversity(l)`` (match scope) then run Algorithm 7 /
     its ℓ-variant (to a fixed point). ``scc_update`` selects the SCC maintenance of Algorithm 5
     (both give identical output). Worst case O(k n^2 r) plus the SCC updates.

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._io import atomic_write
+from ..._io import atomic_write_text, csv_text
 from ..._validation import RNGLike, check_rng
 from ...data.dataset import Dataset
 from ...exceptions import DataError, InvalidParameterError
@@ -311,7 +311,7 @@ def write_anatomy(anatomy: Anatomy, prefix: str | Path) -> tuple[Path, Path]:
     write leaves no partial file and keeps an existing one). Returns the two paths."""
     paths = anatomy_paths(prefix)
     for path, frame in zip(paths, (anatomy.qi, anatomy.sensitive)):
-        atomic_write(path, lambda p, f=frame: f.to_csv(p, index=False))
+        atomic_write_text(path, csv_text(frame, csv_escape=False))  # line breaks in cells quoted
     return paths
 
 
