@@ -27,8 +27,8 @@ leaves of each node). Each point records wall seconds, CPU seconds (process time
 threads) and the 1-minute load average.
 
 Fig. 6 runtimes: the paper runs one partition per machine and charges "time to partition +
-time to process one partition, including extraction of the k random assignments" (spec
-§3.6); NH gets the same parallelism budget (its partitioning + as many tuples as one Greedy
+time to process one partition, including extraction of the k random assignments" (§8.1);
+NH gets the same parallelism budget (its partitioning + as many tuples as one Greedy
 partition, 250). ``parallel_seconds`` emulates exactly that (the lexicographic sort of the
 whole table + one run on the first partition's rows); ``seconds`` is the whole partitioned
 run on this machine.
@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -82,7 +83,8 @@ PARTITION = {"greedy": 250, "sortgreedy": 150, "hungarian": 100, "nh": 250}
 
 _K8 = [10, 30, 50, 100, 150]  # "k from 10 to 150" (grid not given)
 _SIZES10 = [1000, 2000, 4000, 8000, 16000, 32000, 64000]
-#: the paper's configuration (§8; spec §5.2); "max" = largest table a method runs on
+#: the paper's configuration (§8) plus Adult in Fig. 8, which the paper did not run (added here);
+#: "max" = largest table a method runs on
 FULL = {
     "fig6": {"sizes": [10000, 50000, 100000, 250000, 500000], "ks": [10, 30, 50]},
     "fig7": {"tables": 100, "ks": [2, 3, 4, 5, 6, 7], "runtime_sizes": [8, 10, 12, 14]},
@@ -209,6 +211,34 @@ KEYS = {
     "fig10": ["n", "k", "method"],
 }
 VALUES = ["gcp", "seconds", "cpu_seconds", "load"]
+#: the differences from the paper's setup, stated in the summary next to the claims they affect
+SETUP_DIFFERENCES = [
+    "**CENSUS data (Figs. 6-10, every claim but 3-5's tables).** The IPUMS extract is not available; "
+    "`ktype.datasets.census` draws the eight Table 2 attributes **independently** of each other, each from a skewed "
+    "marginal (no correlation between attributes, unlike real census data). Fig. 7's 14-tuple tables are drawn the same way.",
+    "**Adult (Fig. 8; claims 1, 2, 10) is not in the paper**: the Adult panels (the bundled Adult's first 1,000 / "
+    "10,000 rows, its 8 demographic QIs) are added here; the paper's Fig. 8 is CENSUS only.",
+    "**The k-c baseline (claims 2, 3-5, 7, 8, 11)** is ktype's k-concealment without randomization, as in the paper. "
+    "It can publish only nodes of each attribute's hierarchy: any interval of Age and Education Level, and for each "
+    "categorical CENSUS attribute with more than 4 values, blocks of 4, 16, 64, ... consecutive values of the domain "
+    "order (fan-out 4, `census_hierarchy`), then the whole domain; on Adult, the bundled ARX hierarchies. Its GCP counts "
+    "the values under the published node. The freeform methods and NH publish any set of values. The paper does not "
+    "say which generalizations its k-c allowed.",
+    "**NH (claims 2, 6-8, 11)** is a reconstruction: ring generalization on segments of k..2k-1 rows of the same "
+    "lexicographic order the freeform methods use, not Wong et al.'s own partitioning (claim 6b).",
+]
+#: the last difference; whether the sizes are equal time here is measured by ``repeat_timings.py`` (claim 6c)
+PARTITION_NOTE = (
+    "**Fig. 6's partition sizes (claim 6)** are the paper's (250 / 150 / 100), which it chose for equal time per "
+    "partition on its machine. {measured} Fig. 6 was not re-run with re-tuned sizes."
+)
+#: repeated timings written by ``repeat_timings.py`` (read by the summary and the plots when present)
+EXTRA_FILES = {
+    "fig6_rep": "fig6_timing_repeats.csv",
+    "partition": "partition_times.csv",
+    "fig8_rep": "fig8_repeats.csv",
+    "fig8_scipy": "fig8_scipy_matching.csv",
+}
 EXTRA = {"fig6": ["partition", "blocks", "parallel_seconds", "parallel_cpu_seconds"]}
 
 
@@ -468,6 +498,7 @@ AXIS = {
     "slope": "(GCP(d) - GCP(2)) / (d - 2)",
     "gain": "share of k-c -> optimum gap closed",
     "parallel_ratio_to_nh": "runtime / NH",
+    "cpu_median": "CPU time / NH's",
 }
 
 
@@ -481,7 +512,15 @@ def _plot(
     logx: bool = False,
     logy: bool = False,
     title: str = "",
+    band: tuple[str, str] | None = None,
+    ghost: pd.DataFrame | None = None,
+    ghost_label: str = "",
+    xticks: list | None = None,
+    hline: float | None = None,
+    note: str = "",
 ) -> None:
+    """One panel per value of ``by``; ``band`` = (min column, max column) drawn as error bars; ``ghost``
+    rows (same columns) drawn as hollow markers without lines (e.g. single timings next to repeated ones)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -493,9 +532,27 @@ def _plot(
     for ax, val in zip(axes[0], panels):
         sub = df[df[by] == val]
         for m in sorted(sub.method.unique(), key=list(METHOD_STYLE).index):
-            g = sub[sub.method == m].groupby(x)[y].mean()
+            part = sub[sub.method == m]
+            g = part.groupby(x)[y].mean()
             color, marker = METHOD_STYLE[m]
             (handles[m],) = ax.plot(g.index, g.values, marker=marker, color=color, label=LABELS.get(m, m))
+            if band is not None:
+                lo, hi = part.groupby(x)[band[0]].mean(), part.groupby(x)[band[1]].mean()
+                ax.errorbar(
+                    g.index,
+                    g.values,
+                    yerr=[g.values - lo.values, hi.values - g.values],
+                    fmt="none",
+                    ecolor=color,
+                    capsize=3,
+                    lw=1,
+                )
+            if ghost is not None:
+                gh = ghost[(ghost[by] == val) & (ghost.method == m)]
+                if len(gh):
+                    (handles["_ghost"],) = ax.plot(
+                        gh[x], gh[y], ls="none", marker=marker, mfc="none", mec=color, ms=9, label=ghost_label
+                    )
         ax.set_title(f"{title} ({val})" if by != "k" else f"{title} (k = {val})", fontsize=10)
         ax.set_xlabel(AXIS.get(x, x))
         ax.set_ylabel(AXIS.get(y, y))
@@ -503,9 +560,23 @@ def _plot(
             ax.set_xscale("log")
         if logy:
             ax.set_yscale("log")
+        if xticks is not None:
+            ax.set_xticks(xticks)
+            ax.set_xticks([], minor=True)
+            ax.set_xticklabels([f"{t:,}" for t in xticks])
+        if hline is not None:
+            ax.axhline(hline, color="grey", lw=0.8, ls="--")
     order = [m for m in METHOD_STYLE if m in handles]
-    fig.legend([handles[m] for m in order], [LABELS.get(m, m) for m in order], loc="center right", fontsize=8)
-    fig.tight_layout(rect=(0, 0, 1 - 1.6 / fig.get_figwidth(), 1))
+    hs, labels = [handles[m] for m in order], [LABELS.get(m, m) for m in order]
+    if "_ghost" in handles:
+        hs.append(handles["_ghost"])
+        labels.append(ghost_label)
+    fig.legend(hs, labels, loc="center right", fontsize=8)
+    bottom = 0.0
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=7.5, ha="left", va="bottom", wrap=True)
+        bottom = 0.1
+    fig.tight_layout(rect=(0, bottom, 1 - 1.6 / fig.get_figwidth(), 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -550,41 +621,253 @@ def _cpu_table(res: dict) -> list[str]:
     return L
 
 
+def fig6_ratios(rep: pd.DataFrame) -> pd.DataFrame:
+    """Per (n, k, method): the runtime with one partition per machine over NH's, within each repeat
+    (CPU and wall), as median, min and max over the repeats."""
+    nh = rep[rep.method == "nh"].set_index(["n", "k", "repeat"])
+    own = rep[rep.method != "nh"].set_index(["n", "k", "repeat"])
+    r = pd.DataFrame(
+        {
+            "method": own["method"],
+            "cpu": own["parallel_cpu_seconds"] / nh["parallel_cpu_seconds"].reindex(own.index).to_numpy(),
+            "wall": own["parallel_seconds"] / nh["parallel_seconds"].reindex(own.index).to_numpy(),
+        }
+    ).reset_index()
+    g = r.groupby(["n", "k", "method"])
+    out = g[["cpu", "wall"]].median().add_suffix("_median")
+    out = out.join(g[["cpu", "wall"]].min().add_suffix("_min")).join(g[["cpu", "wall"]].max().add_suffix("_max"))
+    out["repeats"] = g.size()
+    return out.reset_index()
+
+
+def equal_time(pt: pd.DataFrame) -> pd.DataFrame:
+    """One partition's CPU time per (method, P, k), median over blocks and repeats, and its ratio to Greedy at P=250."""
+    med = pt.groupby(["method", "P", "k"])["cpu_seconds"].median().rename("cpu").reset_index()
+    g = med[(med.method == "greedy") & (med.P == PARTITION["greedy"])].set_index("k")["cpu"]
+    med["ratio_to_greedy"] = med["cpu"] / med["k"].map(g)
+    return med
+
+
+def _fig6_time(f6: pd.DataFrame, rep: pd.DataFrame | None, pt: pd.DataFrame | None) -> list[str]:
+    """Claim 6b: the runtime ratio to NH (one partition per machine) and whether the partition sizes are equal time."""
+    single = f6[f6.method != "nh"]
+    below1 = int((single.parallel_ratio_to_nh < 1).sum())
+    text = (
+        "6b. **Runtime with one partition per machine (the sort of the whole table + one partition): our methods approach "
+        "and eventually surpass NH's as the data grow** (Fig. 6d-f). The first measurement, one timing per point (wall "
+        f"seconds, {single.parallel_seconds.min():.2f}-{single.parallel_seconds.max():.2f} s): ratio to NH below 1 at "
+        f"{below1}/{len(single)} points."
+    )
+    verdict = f"surpasses NH at {below1}/{len(single)} single timings (not repeated)"
+    if rep is not None and len(rep):
+        fr = fig6_ratios(rep)
+        reps = int(fr.repeats.min())
+        loads = rep["load"]
+        cb, wb = int((fr.cpu_median < 1).sum()), int((fr.wall_median < 1).sum())
+        cross = int(((fr.cpu_min < 1) & (fr.cpu_max >= 1)).sum())
+        top = fr[fr.n == fr.n.max()]
+        text += (
+            f" Repeated {reps}× per point (load {loads.min():.1f}-{loads.max():.1f}; `fig6_timing_repeats.csv`; "
+            "the figure plots the median CPU ratio with min-max bars): median CPU ratio below 1 at "
+            f"{cb}/{len(fr)} points ("
+            + ", ".join(f"{r.method} n={r.n} k={r.k}: {r.cpu_median:.2f}" for r in fr[fr.cpu_median < 1].itertuples())
+            + f"), median wall ratio below 1 at {wb}/{len(fr)}; the CPU ratio's range crosses 1 at "
+            f"{cross}/{len(fr)}. Median CPU ratio at n = {int(fr.n.max()):,}: "
+            + ", ".join(
+                f"{r.method} k={r.k} {r.cpu_median:.2f} [{r.cpu_min:.2f}, {r.cpu_max:.2f}]" for r in top.itertuples()
+            )
+            + ". The ratio falls towards 1 as n grows because the sort of the whole table, which all methods share, "
+            "dominates; our NH reconstruction partitions with the same sort, not with Wong et al.'s more demanding scheme."
+        )
+        verdict = "approaches 1 — holds; surpasses NH — " + (
+            "does not hold" if cb == 0 else f"at {cb}/{len(fr)} points (median CPU ratio)"
+        )
+    L = [text + f" **Verdict: {verdict}**."]
+    if pt is not None and len(pt):
+        et = equal_time(pt)
+        g = et[(et.method == "greedy") & (et.P == PARTITION["greedy"])].set_index("k")["cpu"]
+        parts = []
+        for m in ("sortgreedy", "hungarian"):
+            sub = et[et.method == m]
+            paper = sub[sub.P == PARTITION[m]].set_index("k")["ratio_to_greedy"]
+            eq = []
+            for k, gk in sub.groupby("k"):
+                gk = gk.sort_values("P")
+                x, y = gk.P.to_numpy(float), gk.ratio_to_greedy.to_numpy()
+                if (y >= 1).any() and (y < 1).any():
+                    i = int(np.argmax(y >= 1))
+                    p_eq = x[i - 1] + (1 - y[i - 1]) * (x[i] - x[i - 1]) / (y[i] - y[i - 1]) if i else x[0]
+                    eq.append(f"k={k} P≈{p_eq:.0f}")
+                else:
+                    eq.append(f"k={k} P>{int(x.max())}" if (y < 1).all() else f"k={k} P<{int(x.min())}")
+            parts.append(
+                f"{m} P={PARTITION[m]}: "
+                + ", ".join(f"k={k} {v:.2f}×" for k, v in paper.items())
+                + " of Greedy's time (equal time at "
+                + ", ".join(eq)
+                + ")"
+            )
+        nblk, nrep = pt.block.nunique(), pt.repeat.nunique()
+        L.append(
+            "6c. **Are the paper's partition sizes equal time here?** One partition's CPU time (median over "
+            f"{nblk} partitions spread over the lexicographic order of a {int(pt.n.iloc[0]):,}-row table × {nrep} repeats, "
+            f"load {pt.load.min():.1f}-{pt.load.max():.1f}; `partition_times.csv`): Greedy P=250 "
+            + ", ".join(f"k={k} {v * 1000:.1f} ms" for k, v in g.items())
+            + "; "
+            + "; ".join(parts)
+            + ". **Verdict: not equal time on this implementation**; the GCPs of claim 6 use the paper's sizes, so "
+            "they compare the methods at these time ratios, and Fig. 6 was not re-run with re-tuned sizes."
+            if any("×" in p for p in parts)
+            else ""
+        )
+    return L
+
+
+def _fig8_repeats(f8: pd.DataFrame, rep: pd.DataFrame, scipy_m: pd.DataFrame | None) -> list[str]:
+    """Claim 12 (not the paper's): the Fig. 8 timings that stand out of their curves, re-run with the current code."""
+    keys = ["data", "n", "k", "method"]
+    first = f8.set_index(keys)
+    parts, same = [], True
+    for key, g in rep.groupby(keys):
+        if key not in first.index:
+            continue
+        f = first.loc[key]
+        same &= bool((g.gcp - f.gcp).abs().max() < 1e-12)
+        parts.append(
+            f"{key[0]} n={key[1]} k={key[2]} {key[3]}: first {f.cpu_seconds:.2f} CPU s (load {f.load:.1f}), "
+            f"re-run {g.cpu_seconds.median():.2f} CPU s"
+            + (f" (median of {len(g)}, {g.cpu_seconds.min():.2f}-{g.cpu_seconds.max():.2f})" if len(g) > 1 else "")
+            + (f" at load {g.load.min():.1f}-{g.load.max():.1f}" if len(g) > 1 else f" at load {g.load.iloc[0]:.1f}")
+        )
+    text = (
+        "12. **Fig. 8's runtime outliers** (not a claim of the paper; `fig8_repeats.csv`, re-run with the current code, "
+        f"commit {rep['commit'].iloc[0]}): "
+        + "; ".join(parts)
+        + f". Same GCP as the first run: {'yes, every re-run' if same else 'NO'}. Re-run, each point lies on its curve. "
+        "The first SortGreedy points on CENSUS 10,000 rows (k = 10, 30) were measured in the session in which "
+        "SortGreedy's scan was rewritten (the same graphs, 3.1-3.4× faster), the later k after them."
+    )
+    if scipy_m is not None and len(scipy_m):
+        sm = scipy_m.pivot_table(index="k", columns="matching", values="cpu_seconds")
+        text += (
+            " The first Greedy point on Adult 1,000 rows, k = 100 (19.19 CPU s on the idle machine) predates ktype's own "
+            "maximum bipartite matching; with scipy's patched back in (`fig8_scipy_matching.csv`) it takes "
+            + ", ".join(f"k = {k}: {r['scipy']:.2f} s (ktype's: {r['ktype']:.2f} s)" for k, r in sm.iterrows())
+            + ", so the matching was not the cause; the first measurement is not reproduced, and its cause is unknown."
+        )
+    return [text + " fig8_runtime.png plots the re-runs' median and marks the first measurement hollow."]
+
+
+def _fig9_slopes(f9: pd.DataFrame) -> list[str]:
+    """Claim 7, judged on the whole slope curve: the order of the slopes at every d > 2 of every (n, k)."""
+    piv = f9.pivot_table(index=["n", "k", "d"], columns="method", values="slope").dropna(how="all")
+    if piv.empty or not all(m in piv for m in PRIOR):
+        return []
+    ff = [m for m in FREEFORM if m in piv]
+    dense = [m for m in DENSE if m in piv]
+    tot = len(piv)
+    steep = piv.apply(lambda r: list(r.dropna().sort_values(ascending=False).index), axis=1)
+    kc_first = steep.map(lambda o: o[0] == "k-c")
+    nh_second = steep.map(lambda o: len(o) > 1 and o[1] == "nh")
+    both = kc_first & nh_second
+    first = steep.map(lambda o: o[0]).value_counts()
+    flatter = piv[ff].max(axis=1) < piv[list(PRIOR)].min(axis=1)  # all three freeform flatter than both priors
+    robust = piv[dense].min(axis=1) <= piv[ff].min(axis=1) + 1e-12 if dense else pd.Series(False, index=piv.index)
+
+    def where(mask: pd.Series) -> str:
+        parts = []
+        for (n, k), g in mask[mask].groupby(level=["n", "k"]):
+            parts.append(f"n={n} k={k}: d = {_values(pd.Series(g.index.get_level_values('d')))}")
+        return "; ".join(parts) if parts else "nowhere"
+
+    ex = []
+    for (n, k), g in piv.groupby(level=["n", "k"]):
+        for d in (g.index.get_level_values("d").min(), g.index.get_level_values("d").max()):
+            row = piv.loc[(n, k, d)].dropna().sort_values(ascending=False)
+            ex.append(f"n={n} k={k} d={d}: " + ", ".join(f"{m} {v:.4f}" for m, v in row.items()))
+    verdict = lambda c: "holds" if c == tot else "does not hold" if c == 0 else f"holds at {c}/{tot}"  # noqa: E731
+    return [
+        "7. **k-c degrades worst with d, NH second; the three freeform methods more robust, SortGreedy and Hungarian "
+        "the best** (Fig. 9, slope = (GCP(d) − GCP(2)) / (d − 2), judged at every d = 3..8 of every (n, k), "
+        f"{tot} (n, k, d) in all). Steepest method: "
+        + ", ".join(f"{m} at {c}/{tot}" for m, c in first.items())
+        + f". k-c steepest at {int(kc_first.sum())}/{tot} ({where(kc_first)}); NH second steepest at "
+        f"{int(nh_second.sum())}/{tot}; both at {int(both.sum())}/{tot} ({where(both)}). All three freeform methods "
+        f"flatter than both NH and k-c at {int(flatter.sum())}/{tot} ({where(flatter)}). SortGreedy or Hungarian "
+        f"the flattest freeform method at {int(robust.sum())}/{tot} ({where(robust)}); elsewhere Greedy, whose GCP is "
+        "already high at d = 2, grows least. Slopes (steepest first) at the smallest and largest d: "
+        + "; ".join(ex)
+        + ". **Verdict: k-c worst — "
+        + verdict(int(kc_first.sum()))
+        + "; NH second — "
+        + verdict(int(nh_second.sum()))
+        + "; freeform methods more robust — "
+        + verdict(int(flatter.sum()))
+        + "; SortGreedy/Hungarian the most robust freeform methods — "
+        + verdict(int(robust.sum()))
+        + "**."
+    ]
+
+
 def _fig9_levels(f9: pd.DataFrame) -> list[str]:
-    """Claim 11: the best freeform method against the best prior method at every (n, k, d) of Fig. 9."""
+    """Claim 11 (§8.4): "not only do our three algorithms achieve better GCP than the competing NH and k-c
+    methods" -- each freeform method against the best prior method at every (n, k, d) of Fig. 9."""
     piv = f9.pivot_table(index=["n", "k", "d"], columns="method", values="gcp")
     ff = [m for m in FREEFORM if m in piv]
-    if not ff or not all(m in piv for m in PRIOR):
+    if len(ff) < len(FREEFORM) or not all(m in piv for m in PRIOR):
         return []
-    best = piv[ff].min(axis=1)
+    piv = piv.dropna(subset=[*FREEFORM, *PRIOR])
     prior = piv[list(PRIOR)].min(axis=1)
-    ok = best.notna() & prior.notna()
-    wins = best[ok] < prior[ok]
-    lost = []
-    for (n, k), g in wins[~wins].groupby(level=["n", "k"]):
-        ds = [int(d) for d in g.index.get_level_values("d")]
-        who = sorted({piv.loc[i, list(PRIOR)].astype(float).idxmin() for i in g.index})
-        lost.append(f"n={n} k={k}: d = {_values(pd.Series(ds))} ({' / '.join(who)} lower)")
-    ex = []
-    for (n, k), g in piv[ok].groupby(level=["n", "k"]):
-        d2 = g.xs(g.index.get_level_values("d").min(), level="d")
-        b = d2[ff].min(axis=1).iloc[0]
-        bm = d2[ff].astype(float).idxmin(axis=1).iloc[0]
-        ex.append(
-            f"n={n} k={k} d={int(g.index.get_level_values('d').min())}: {bm} {b:.4f}, k-c {d2['k-c'].iloc[0]:.4f}, nh {d2['nh'].iloc[0]:.4f}"
+    tot = len(piv)
+    big = piv.index.get_level_values("n") == piv.index.get_level_values("n").max()
+    nbig = int(piv.index.get_level_values("n").max())
+    all3 = piv[ff].max(axis=1) < prior
+    best = piv[ff].min(axis=1) < prior
+    each = {m: piv[m] < prior for m in ff}
+
+    def where(mask: pd.Series) -> str:
+        parts = []
+        for (n, k), g in mask[mask].groupby(level=["n", "k"]):
+            parts.append(f"n={n} k={k}: d = {_values(pd.Series(g.index.get_level_values('d')))}")
+        return "; ".join(parts) if parts else "nowhere"
+
+    rel = (piv[ff].min(axis=1) - prior)[~best]
+    worst = ""
+    if len(rel):
+        t = rel.idxmax()
+        worst = (
+            f"; where a prior method is lower than the best freeform method, by at most {rel.max():.4f} GCP "
+            f"(n={t[0]} k={t[1]} d={t[2]}: {piv.loc[t, ff].min():.4f} vs {prior[t]:.4f})"
         )
-    n_ok, n_all = int(wins.sum()), int(ok.sum())
-    rel = (best[ok] - prior[ok])[~wins]  # absolute GCP: relative gaps blow up at GCP ~ 0.0005
-    margin = float(rel.max()) if len(rel) else 0.0
-    top = rel.idxmax() if len(rel) else None
-    worst = f"n={top[0]} k={top[1]} d={top[2]}: {best[top]:.4f} vs {prior[top]:.4f}" if top is not None else ""
+    ratio = (piv["greedy"] / piv["k-c"])[big]
+    few = ratio[(ratio.index.get_level_values("d") >= 3) & (ratio.index.get_level_values("d") <= 5)]
+    by_d = few.groupby(level="d").agg(["min", "max"])
+    d2 = ratio[ratio.index.get_level_values("d") == 2]
+    at2 = big & (piv.index.get_level_values("d") == 2)
+    g2, c2 = piv.loc[at2, "greedy"], piv.loc[at2, "k-c"]
+    winners = sorted(set(piv.loc[best, ff].astype(float).idxmin(axis=1)))
+    v = lambda mask: f"{int(mask.sum())}/{tot} ({int(mask[big].sum())}/{int(big.sum())} on n={nbig})"  # noqa: E731
     return [
-        "11. **The new methods beat NH and k-c at every d** (Fig. 9, GCP panel; the paper's text states this for size (claim 8) "
-        f"and in its abstract, not separately for d): the best freeform method has the lowest GCP at {n_ok}/{n_all} (n, k, d)"
-        + (f"; a prior method is lower at {'; '.join(lost)}" if lost else "")
-        + f". At the smallest d: {'; '.join(ex)}. Where a prior method is lower, the best freeform method is at most "
-        f"{margin:.4f} GCP above it ({worst}); Greedy and SortGreedy alone are far above k-c on few attributes (the CSV). "
-        "**Verdict: " + ("holds" if n_ok == n_all else "partly" if n_ok else "does not hold") + "**."
+        "11. **Not only do the three freeform algorithms achieve better GCP than NH and k-c, they also resist the "
+        "curse of dimensionality better** (§8.4, Fig. 9 GCP panel; claim 7 judges the second half). All three "
+        f"freeform methods below both NH and k-c at {v(all3)} (n, k, d): {where(all3)}. Each method alone: "
+        + ", ".join(f"{m} {v(mk)}" for m, mk in each.items())
+        + f"; the best of the three {v(best)}{worst}. Greedy's GCP over k-c's on n={nbig}, d = 3-5: "
+        + ", ".join(f"d = {d}: {r['min']:.1f}-{r['max']:.1f}×" for d, r in by_d.iterrows())
+        + (
+            f" (d = 2: {d2.min():.0f}-{d2.max():.0f}×, Greedy {g2.min():.4f}-{g2.max():.4f} vs k-c {c2.min():.4f}-{c2.max():.4f})"
+            if len(d2)
+            else ""
+        )
+        + ". **Verdict: "
+        + (
+            "holds"
+            if int(all3.sum()) == tot
+            else "does not hold"
+            if not int(all3.sum())
+            else f"holds for all three methods at {int(all3.sum())}/{tot} only"
+        )
+        + f"; for the best of the three ({' / '.join(winners)}) at {int(best.sum())}/{tot}**."
     ]
 
 
@@ -593,10 +876,10 @@ def _disagreements(lines: list[str]) -> list[str]:
     out = []
     for line in lines:
         num = line.split(".")[0]
-        if "Verdict" not in line or not num.isdigit():
+        if "Verdict" not in line or not num.rstrip("abc").isdigit():
             continue
         verdict = line[line.index("Verdict") :].strip("*: ")
-        if "partly" in verdict or "does not hold" in verdict:
+        if re.search(r"partly|does not hold|holds at|holds in|holds for .* only|not equal|— at \d", verdict):
             title = line.split("**")[1] if line.count("**") >= 2 else line[:60]
             out.append(f"- claim {num}, {title}: {verdict.replace('**', '')}")
     if not out:
@@ -604,7 +887,8 @@ def _disagreements(lines: list[str]) -> list[str]:
     return ["", "## Where this reproduction disagrees with the paper (numbers in the claims above)", ""] + out
 
 
-def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None) -> str:
+def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None, extra: dict | None = None) -> str:
+    extra = extra or {}
     L = ["# Freeform generalization experiments (Doka et al. 2015, §8) — summary", ""]
     loads = pd.concat([df["load"] for df in res.values()]) if res else pd.Series(dtype=float)
     cpu = sum(df.cpu_seconds.sum() for df in res.values())
@@ -616,6 +900,24 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
         f"times are pessimistic: CPU seconds (process time) are reported beside them. Total CPU time of the points: "
         f"{cpu / 60:.1f} min."
     )
+    L.append("")
+    L += ["## Where this setup differs from the paper's (each difference names the claims it affects)", ""]
+    L += [f"- {x}" for x in SETUP_DIFFERENCES]
+    pt = extra.get("partition")
+    if pt is not None and len(pt):
+        r = equal_time(pt).set_index(["method", "P", "k"])["ratio_to_greedy"]
+        measured = (
+            "Here they are not equal time: one partition takes "
+            + "; ".join(
+                f"{m} P={PARTITION[m]} {r.xs((m, PARTITION[m]), level=('method', 'P')).min():.2f}-"
+                f"{r.xs((m, PARTITION[m]), level=('method', 'P')).max():.2f}× Greedy's CPU time at P=250 (over k)"
+                for m in DENSE
+            )
+            + " (claim 6c)."
+        )
+    else:
+        measured = "Whether they are equal time on this implementation is not measured here."
+    L.append("- " + PARTITION_NOTE.format(measured=measured))
     L.append("")
     if label.startswith(("run", "extended")):
         L += ["## What is reduced from the paper's configuration (`--full` runs it all)", ""]
@@ -673,7 +975,7 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
         for (data, n), g in imp.groupby(["data", "n"]):
             g = g.sort_values("k")
             parts.append(
-                f"{data} n={n}: "
+                f"{_set_label(data, n)}: "
                 + ", ".join(
                     f"k={int(r.k)} {r.improvement_pct:.0f}% (vs NH {r.vs_nh:.0f}%, vs k-c {r.vs_kc:.0f}%)"
                     for r in g.itertuples()
@@ -752,66 +1054,24 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
         gw = int((piv["greedy"] <= piv[["sortgreedy", "hungarian"]].min(axis=1) + 1e-12).sum())
         sh = int((piv["sortgreedy"] <= piv["hungarian"] + 1e-12).sum())
         gnh = int((piv["greedy"] < piv["nh"]).sum())
-        ratio = f6[f6.method != "nh"].pivot_table(index="method", columns="n", values="parallel_ratio_to_nh")
         L.append(
-            f"6. **Partitioned, equal time budget per partition (Fig. 6; Greedy P=250, SortGreedy P=150, Hungarian P=100)**: "
-            f"Greedy has the lowest GCP in {gw}/{len(piv)} (n, k) configurations, SortGreedy ≤ Hungarian in {sh}/{len(piv)}; "
-            f"Greedy beats NH in {gnh}/{len(piv)}. GCP per (n, k): "
+            f"6. **Partitioned, equal time budget per partition (Fig. 6; the paper's sizes Greedy P=250, SortGreedy P=150, "
+            f"Hungarian P=100)**: Greedy has the lowest GCP in {gw}/{len(piv)} (n, k) configurations, SortGreedy ≤ Hungarian "
+            f"in {sh}/{len(piv)}; Greedy beats NH in {gnh}/{len(piv)}. GCP per (n, k): "
             + "; ".join(
                 f"n={n} k={k}: "
                 + ", ".join(f"{m} {piv.loc[(n, k), m]:.4f}" for m in ("greedy", "sortgreedy", "hungarian", "nh"))
                 for n, k in piv.index
             )
-            + ". Runtime ratio to NH with one partition per machine (sort of the whole table + one partition; mean over k): "
-            + "; ".join(f"{m}: " + ", ".join(f"n={n} {v:.2f}x" for n, v in row.items()) for m, row in ratio.iterrows())
             + ". **Verdict**: Greedy beats NH — "
             + ("holds" if gnh == len(piv) else "partly")
             + "; Greedy best under equal time — "
-            + ("holds" if gw == len(piv) else "does not hold" if gw == 0 else "partly")
-            + "; runtime ratio approaches 1 as n grows because the shared lexicographic sort dominates (our NH reconstruction "
-            "uses the same sort, not Wong et al.'s more demanding partitioning, so it never becomes the slower one)."
+            + ("holds" if gw == len(piv) else "does not hold" if gw == 0 else f"holds at {gw}/{len(piv)}")
+            + " (with the paper's partition sizes; whether they are equal time here: 6c)."
         )
+        L += _fig6_time(f6, extra.get("fig6_rep"), extra.get("partition"))
     if f9 is not None:
-        parts, kc_worst, nh_second, dense_robust, tot, nd, robust_at = [], 0, 0, 0, 0, 0, []
-        for n, sub in f9.groupby("n"):
-            dmax = sub.d.max()
-            sl = sub[sub.d == dmax].groupby(["k", "method"])["slope"].mean().unstack()
-            for k, row in sl.iterrows():
-                order = list(row.sort_values(ascending=False).index)  # steepest first
-                tot += 1
-                kc_worst += order[0] == "k-c"
-                nh_second += len(order) > 1 and order[1] == "nh"
-                dense = [row[m] for m in DENSE if m in row and pd.notna(row[m])]
-                nd += bool(dense)
-                if dense and min(dense) <= row["greedy"] + 1e-12:
-                    dense_robust += 1
-                    robust_at.append(f"n={n} k={int(k)}")
-            parts.append(
-                f"n={n}, slope to d={dmax}: "
-                + "; ".join(
-                    f"k={int(k)}: " + ", ".join(f"{m} {v:.4f}" for m, v in row.sort_values().items())
-                    for k, row in sl.iterrows()
-                )
-            )
-        L.append(
-            "7. **k-c degrades worst with d, NH second; SortGreedy and Hungarian most robust** (Fig. 9; slope = (GCP(d) − GCP(2)) / (d − 2), "
-            "listed from flattest to steepest): "
-            + " | ".join(parts)
-            + f". k-c steepest in {kc_worst}/{tot}, NH second steepest in {nh_second}/{tot}, SortGreedy or Hungarian at most as "
-            f"steep as Greedy in {dense_robust}/{nd} (where they ran). **Verdict: k-c worst — "
-            + ("holds" if kc_worst == tot else "partly" if kc_worst else "does not hold")
-            + "; NH second — "
-            + ("holds" if nh_second == tot else "partly" if nh_second else "does not hold")
-            + "; SortGreedy/Hungarian most robust — "
-            + (
-                "holds"
-                if nd and dense_robust == nd
-                else f"partly (only at {', '.join(robust_at)}; elsewhere Greedy's GCP grows least with d)"
-                if dense_robust
-                else "does not hold (Greedy's GCP grows least with d)"
-            )
-            + "**."
-        )
+        L += _fig9_slopes(f9)
     if f10 is not None:
         piv = f10.pivot_table(index=["n", "k"], columns="method", values="gcp").dropna(subset=["greedy", "nh"])
         ours = piv[[m for m in FREEFORM if m in piv]].min(axis=1)
@@ -856,7 +1116,8 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
                 "10. **The gap between the greedy methods and Hungarian narrows as k grows; SortGreedy ≈ Hungarian for large k** "
                 "(Fig. 8, SortGreedy's GCP above Hungarian's, %): "
                 + "; ".join(
-                    f"{d} n={n}: " + ", ".join(f"k={int(r.k)} {r.gap:.1f}%" for r in g.sort_values("k").itertuples())
+                    f"{_set_label(d, n)}: "
+                    + ", ".join(f"k={int(r.k)} {r.gap:.1f}%" for r in g.sort_values("k").itertuples())
                     for (d, n), g in gap.groupby(["data", "n"])
                 )
             )
@@ -870,6 +1131,8 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
             )
     if f9 is not None:
         L += _fig9_levels(f9)
+    if f8 is not None and extra.get("fig8_rep") is not None:
+        L += _fig8_repeats(f8, extra["fig8_rep"], extra.get("fig8_scipy"))
     L += _disagreements(L)
     L += ["", "## CPU time per figure and method", ""] + _cpu_table(res)
     L.append("")
@@ -881,29 +1144,90 @@ def summary(res: dict, label: str, pngs: list[str], missing: dict | None = None)
     return "\n".join(L) + "\n"
 
 
-def plots(res: dict, out: Path) -> None:
+def _set_label(data: str, n: int) -> str:
+    """Fig. 8 panel name; Adult is not in the paper (added here)."""
+    return f"{data} n={n}" + (" - not in the paper" if data == "adult" else "")
+
+
+def plots(res: dict, out: Path, extra: dict | None = None) -> None:
+    extra = extra or {}
     if "fig6" in res:
         f6 = res["fig6"]
         _plot(f6, "n", "gcp", out / "fig6.png", logx=True, title="GCP, partitioned")
-        _plot(
-            f6[f6.method != "nh"],
-            "n",
-            "parallel_ratio_to_nh",
-            out / "fig6_runtime.png",
-            logx=True,
-            title="runtime / NH (1 partition/machine)",
-        )
+        single = f6[f6.method != "nh"]
+        rep = extra.get("fig6_rep")
+        if rep is not None and len(rep):
+            fr = fig6_ratios(rep)
+            _plot(
+                fr,
+                "n",
+                "cpu_median",
+                out / "fig6_runtime.png",
+                logx=True,
+                title="runtime / NH, 1 partition/machine",
+                band=("cpu_min", "cpu_max"),
+                ghost=single.rename(columns={"parallel_ratio_to_nh": "cpu_median"}),
+                ghost_label="first timing (wall)",
+                hline=1.0,
+                note=f"Lines: median CPU-time ratio of {int(fr.repeats.min())} repeats, bars min-max; hollow: the first, "
+                "single wall-time measurement. Below the dashed line our method is faster than NH.",
+            )
+        else:
+            _plot(
+                single,
+                "n",
+                "parallel_ratio_to_nh",
+                out / "fig6_runtime.png",
+                logx=True,
+                title="runtime / NH (1 partition/machine)",
+                hline=1.0,
+            )
     if "fig7" in res:
         g = res["fig7"].groupby(["k", "method"], as_index=False)["gain"].first()
         g["all"] = "14 tuples"
         _plot(g, "k", "gain", out / "fig7.png", by="all", title="GCP gain vs optimum")
     if "fig7_runtime" in res:
         rt = res["fig7_runtime"].assign(k="min(6, (n+2)/2)")
-        _plot(rt, "n", "cpu_seconds", out / "fig7_runtime.png", by="k", logx=True, logy=True, title="CPU time")
+        _plot(
+            rt,
+            "n",
+            "cpu_seconds",
+            out / "fig7_runtime.png",
+            by="k",
+            logx=True,
+            logy=True,
+            title="CPU time",
+            xticks=sorted(int(v) for v in rt.n.unique()),
+        )
     if "fig8" in res:
-        d = res["fig8"].assign(set=lambda x: x.data + " n=" + x.n.astype(str))
+        d = res["fig8"].assign(set=[_set_label(a, n) for a, n in zip(res["fig8"].data, res["fig8"].n)])
         _plot(d, "k", "gcp", out / "fig8.png", by="set", title="GCP vs k")
-        _plot(d, "k", "cpu_seconds", out / "fig8_runtime.png", by="set", logy=True, title="CPU time")
+        rep = extra.get("fig8_rep")
+        ghost, note = None, ""
+        if rep is not None and len(rep):
+            keys = ["data", "n", "k", "method"]
+            med = rep.groupby(keys)["cpu_seconds"].median()
+            d = d.set_index(keys)
+            hit = d.index.isin(med.index)
+            ghost = d[hit].reset_index()
+            d.loc[hit, "cpu_seconds"] = med.reindex(d.index[hit]).to_numpy()
+            d = d.reset_index()
+            note = (
+                "Hollow: the first measurement of the points re-run with the current code (line: the re-runs' median); "
+                "summary.md, claim 12."
+            )
+        _plot(
+            d,
+            "k",
+            "cpu_seconds",
+            out / "fig8_runtime.png",
+            by="set",
+            logy=True,
+            title="CPU time",
+            ghost=ghost,
+            ghost_label="first measurement",
+            note=note,
+        )
     if "fig9" in res:
         f9 = res["fig9"].assign(panel=lambda x: "n=" + x.n.astype(str) + " k=" + x.k.astype(str))
         _plot(f9, "d", "gcp", out / "fig9.png", by="panel", title="GCP vs d")
@@ -950,8 +1274,9 @@ def main() -> None:
         globals()[fig](cfg[fig], rec)
     res = {f: pd.read_csv(a.out / f"{f}.csv") for f in (*FIGS, "fig7_runtime") if (a.out / f"{f}.csv").exists()}
     res = derive(res)
-    plots(res, a.out)
     main_res = {f: res[f] for f in (*FIGS, "fig7_runtime") if f in res}
+    extra = {key: pd.read_csv(a.out / name) for key, name in EXTRA_FILES.items() if (a.out / name).exists()}
+    plots(res, a.out, extra)
     text = summary(
         main_res,
         {
@@ -961,6 +1286,7 @@ def main() -> None:
         }.get(label, label),
         sorted((p.name for p in a.out.glob("*.png")), key=lambda x: (len(x.split("_")[0]), x)),
         missing_points(cfg, res),
+        extra,
     )
     (a.out / "summary.md").write_text(text)
     print(text)
