@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .exceptions import OutputError, OutputPathError
+from .exceptions import DataError, OutputError, OutputPathError
 
 __all__ = [
     "atomic_write",
@@ -48,6 +48,7 @@ __all__ = [
     "output_format",
     "write_table",
     "csv_text",
+    "normalize_sep",
     "read_back_check",
     "escape_csv_cells",
     "unescape_csv_cells",
@@ -473,6 +474,23 @@ def write_table(
             sep = "\t" if path.suffix.lower() == ".tsv" else ","
         atomic_write_text(path, csv_text(df, sep=sep, csv_escape=csv_escape), mkdirs=mkdirs)
     return path
+
+
+def normalize_sep(sep: str | None) -> str | None:
+    """A CSV delimiter as a user types it: one character, or ``\\t`` / ``tab`` for a tab
+    (``None``: sniff or use the default). Anything else is a :class:`DataError` naming it."""
+    if sep is None:
+        return None
+    if not isinstance(sep, str):
+        raise DataError(f"The CSV separator must be text, got {sep!r} ({type(sep).__name__}).")
+    if sep in ("\\t", "tab", "TAB"):
+        return "\t"
+    if len(sep) != 1 or sep in ('"', "\r", "\n"):
+        raise DataError(
+            f"The CSV separator must be a single character such as , ; | (got {sep!r}); "
+            "write \\t or tab for a tab."
+        )
+    return sep
 
 
 def csv_text(df: pd.DataFrame, *, sep: str = ",", csv_escape: bool = True, header: bool = True) -> str:

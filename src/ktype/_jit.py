@@ -55,6 +55,8 @@ import numba
 from numba.core import sigutils
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 
+from .exceptions import InternalError
+
 __all__ = ["njit"]
 
 
@@ -126,7 +128,7 @@ def njit(*args: Any, cache: bool = True, **options: Any) -> Any:
     cache must be attached before the first compilation, and ktype's kernels compile lazily.
     """
     if args and not callable(args[0]):
-        raise TypeError("ktype._jit.njit takes no signatures: kernels compile lazily on first call")
+        raise InternalError("ktype._jit.njit takes no signatures: kernels compile lazily on first call")
 
     def decorate(func: Callable[..., Any]) -> Any:
         dispatcher = numba.njit(**options)(func)

@@ -112,6 +112,14 @@ def default_k_model(info: Any) -> str:
     return "k-anonymity"
 
 
+def default_diversity(info: Any) -> str:
+    """The ℓ-diversity variant ``l`` means for an algorithm: the one its primary model uses
+    (``transparent`` for Tailor/Ace/Hybrid, ``frequency`` for Mask and mondrian_ldiv), else
+    ``distinct``. The same in Python, config and command line."""
+    primary = info.models[0].__name__ if info.models else ""
+    return {"TransparentLDiversity": "transparent", "FrequencyLDiversity": "frequency"}.get(primary, "distinct")
+
+
 _DIVERSITY = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
               "recursive": "recursive-cl-diversity", "frequency": "frequency-l-diversity",
               "transparent": "transparent-l-diversity"}
@@ -193,7 +201,10 @@ def make_models(
     elif distance is not None:
         raise InvalidParameterError(f"distance={distance!r} is the ground distance of t-closeness; give --t too.")
     if not models:
-        raise InvalidParameterError("Give a privacy requirement: k=..., l=..., p=... or t=... (or model=...).")
+        raise InvalidParameterError(
+            "No privacy requirement: give k, l, p or t (Python: k=5 or model=...; command line: --k 5; config: k: 5). "
+            "ktype never picks one for you."
+        )
     return models
 
 
@@ -253,8 +264,9 @@ def anonymize(
     k, l, diversity, c, p, t, distance
         Shortcuts: ``k`` → the algorithm's own k-type model (:class:`KConcealment` for
         ``k_concealment``), else :class:`KAnonymity`; ``l`` with ``diversity`` in
-        ``{"distinct", "entropy", "recursive", "frequency"}``; ``p`` → p-sensitivity;
-        ``t`` with ``distance`` → t-closeness.
+        ``{"distinct", "entropy", "recursive", "frequency", "transparent"}`` (default: the
+        algorithm's own variant, :func:`default_diversity`); ``p`` → p-sensitivity;
+        ``t`` with ``distance`` → t-closeness. No requirement at all is an error.
     algorithm : str
         A registered algorithm (``ktype algorithms`` lists them). Default ``"mondrian"``.
     rng : int, numpy Generator or None
@@ -281,6 +293,8 @@ def anonymize(
     ds = _as_dataset(data, quasi_identifiers, sensitive, identifiers, hierarchies, insensitive)
     info = get_algorithm(algorithm)
     if model is None:
+        if l is not None and diversity is None:
+            diversity = default_diversity(info)
         models: Any = make_models(k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance, kind=default_k_model(info))
     else:
         models = model

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +25,32 @@ app = typer.Typer(
     no_args_is_help=True,
     help="ktype: publish microdata with k-type anonymity (k-anonymity, (k,k), k-concealment, ℓ-diversity, t-closeness).",
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        print(f"ktype {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print ktype's version and exit.")] = False,
+) -> None:
+    """ktype: publish microdata with k-type anonymity (k-anonymity, (k,k), k-concealment, ℓ-diversity, t-closeness)."""
+
+
+#: Exit codes of every command, enforced in :func:`run` and documented in docs/guide.md.
+EXIT_OK = 0  # done; for check/attack: every model satisfied, no violation found
+EXIT_VIOLATION = 1  # a check failed or could not be verified, or an attack succeeded
+EXIT_USAGE = 2  # the command line itself is wrong (unknown option, missing argument)
+EXIT_DATA = 3  # the data, a parameter, a config or a file is wrong: the message says what to fix
+EXIT_INTERNAL = 4  # a bug in ktype: the message says so (KTYPE_DEBUG=1 shows the traceback)
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT)
+
 err = Console(stderr=True, soft_wrap=True)  # messages hold paths: never break them
 out = Console()
 
@@ -57,7 +84,12 @@ def _load_config(path: Path | None, allowed: dict[str, str] | set[str] | None = 
         return {}
     if not path.exists():
         raise KtypeError(f"Config file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    if not path.is_file():
+        raise KtypeError(f"Config {str(path)!r} is not a file (a YAML or TOML file, e.g. --config job.yaml).")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise KtypeError(f"Cannot read the config file {path}: {getattr(e, 'strerror', None) or e}.") from None
     try:
         cfg = parse_config(text, toml=path.suffix.lower() == ".toml")
     except DuplicateKeyError as e:
@@ -161,10 +193,15 @@ def _parse_hierarchy(spec: str) -> tuple[str, Any]:
         raise KtypeError(f"Hierarchy {spec!r} must look like COLUMN=SPEC (e.g. age=intervals:5,10,20 or zip=masking:1,2,3).")
     col, val = spec.split("=", 1)
     col, val = col.strip(), val.strip()
-    if val.startswith("intervals:"):
-        return col, {"intervals": [float(x) if "." in x else int(x) for x in val.split(":", 1)[1].split(",")]}
-    if val.startswith("masking:"):
-        return col, {"masking": [int(x) for x in val.split(":", 1)[1].split(",")]}
+    for kind, example in (("intervals", "intervals:5,10,20"), ("masking", "masking:1,2,3")):
+        if val.startswith(kind + ":"):
+            parts = [x.strip() for x in val.split(":", 1)[1].split(",")]
+            try:
+                nums = [float(x) if kind == "intervals" and "." in x else int(x) for x in parts]
+            except ValueError:
+                what = "widths (numbers)" if kind == "intervals" else "numbers of trailing characters to mask (whole numbers)"
+                raise KtypeError(f"Hierarchy {spec!r}: {kind} takes comma-separated {what}, e.g. {col}={example}.") from None
+            return col, {kind: nums}
     return col, val  # a path, ordered, flat, dates or dates:month,quarter,year
 
 
@@ -292,18 +329,7 @@ def _sidecar(out: Path) -> Path:
     return sidecar_path(out)
 
 
-def _default_diversity(alg: str) -> str:
-    """The ℓ-diversity variant ``--l`` means for an algorithm (its primary model)."""
-    from .algorithms import get_algorithm
-
-    try:
-        primary = get_algorithm(alg).models[0].__name__
-    except KtypeError:
-        return "distinct"
-    return {"TransparentLDiversity": "transparent", "FrequencyLDiversity": "frequency"}.get(primary, "distinct")
-
-
-def _fail(e: Exception, code: int = 2) -> None:
+def _fail(e: Exception, code: int = EXIT_DATA) -> None:
     err.print(f"[bold red]error:[/] {e}")
     raise typer.Exit(code)
 
@@ -315,7 +341,16 @@ InsOpt = Annotated[list[str] | None, typer.Option("--insensitive", help="Columns
 HierOpt = Annotated[list[str] | None, typer.Option("--hierarchy", "-H", help="COLUMN=SPEC with SPEC a hierarchy CSV path, ordered, flat, intervals:5,10,20, masking:1,2,3 or dates[:month,quarter,year,decade].")]
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Use a bundled dataset instead of an input file (adult).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="YAML/TOML file holding any of these options.")]
-SepOpt = Annotated[str | None, typer.Option("--sep", help="CSV separator (sniffed by default).")]
+def _sep_flag(value: str | None) -> str | None:
+    from ._io import normalize_sep
+
+    try:
+        return normalize_sep(value)
+    except KtypeError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+SepOpt = Annotated[str | None, typer.Option("--sep", callback=_sep_flag, help="CSV separator: one character, or \\t / tab for a tab (sniffed by default).")]
 ForceOpt = Annotated[bool | None, typer.Option("--force", help="Replace an existing output file (never the input, a link or a device).")]
 MkdirsOpt = Annotated[bool | None, typer.Option("--mkdirs", help="Create the output's missing parent directories.")]
 FormatOpt = Annotated[str | None, typer.Option("--format", help="Output format csv or parquet (default: from the extension).")]
@@ -361,7 +396,7 @@ def anonymize(
     missing: MissingOpt = None,
 ) -> None:
     """Anonymize a table, verify the result with the model's independent checker, write the release."""
-    from .api import default_k_model, make_models
+    from .api import default_diversity, default_k_model, make_models
     from .measures import compute as compute_measures
 
     try:
@@ -383,15 +418,12 @@ def anonymize(
         t_load = time.perf_counter() - t0
         kk = _pick(k, cfg, "k")
         ll = _pick(l, cfg, "l")
-        if kk is None and ll is None and _pick(p, cfg, "p") is None and _pick(t, cfg, "t") is None:
-            kk = 10
-            err.print("[yellow]no privacy requirement given; using k=10[/]")
         from .algorithms import get_algorithm
 
         info = get_algorithm(alg)
         ll_div = _pick(diversity, cfg, "diversity")
         if ll_div is None and ll is not None:
-            ll_div = _default_diversity(alg)  # the variant the algorithm's own model uses
+            ll_div = default_diversity(info)  # the variant the algorithm's own model uses (as in Python)
         models = make_models(
             k=kk,
             l=ll,
@@ -984,13 +1016,50 @@ def algorithms() -> None:
     out.print(tab)
 
 
-def main() -> None:
-    """Console entry point."""
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run one ``ktype`` command line and return its exit code (the table at the top).
+
+    Every outcome goes through here: no traceback reaches a user. A :class:`KtypeError`
+    (bad data, parameter, config or file) or an unusable path prints its message (exit 3); a command-line
+    mistake prints the usage error (exit 2); Ctrl-C prints ``interrupted`` (exit 130); any
+    other exception is a bug in ktype and says so (exit 4; ``KTYPE_DEBUG=1`` re-raises it).
+    """
+    import os
+
+    from typer._click.exceptions import ClickException
+
     try:
-        app()
-    except KtypeError as e:  # pragma: no cover - commands catch their own
+        rv = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="ktype")
+    except typer.Exit as e:
+        return int(e.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        err.print("[bold red]interrupted[/]: nothing was written (outputs are complete or absent).")
+        return EXIT_INTERRUPTED
+    except ClickException as e:
+        e.show()
+        return EXIT_USAGE
+    except KtypeError as e:
         err.print(f"[bold red]error:[/] {e}")
-        sys.exit(2)
+        return EXIT_DATA
+    except NotImplementedError as e:
+        err.print(f"[bold red]error:[/] not implemented: {e}")
+        return EXIT_DATA
+    except OSError as e:  # a path the user gave cannot be read or written
+        where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
+        err.print(f"[bold red]error:[/] cannot use{where}: {e.strerror or e}.")
+        return EXIT_DATA
+    except Exception as e:  # a bug: say so in one line, never a traceback
+        if os.environ.get("KTYPE_DEBUG") == "1":
+            raise
+        err.print(f"[bold red]internal error[/] (a bug in ktype; please report it with the command line): "
+                  f"{type(e).__name__}: {e}. Set KTYPE_DEBUG=1 to see the traceback.")
+        return EXIT_INTERNAL
+    return int(rv) if isinstance(rv, int) else EXIT_OK
+
+
+def main() -> None:
+    """Console entry point: :func:`run` on ``sys.argv``."""
+    sys.exit(run())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -318,8 +318,10 @@ def read_table(
     irregular; messages use it for 1-based file line numbers. ``infer=False`` keeps every
     undeclared CSV column as text (how ``check`` reads a release back).
     """
+    from .._io import normalize_sep
     from .types import apply_types, record_lines
 
+    sep = normalize_sep(sep)
     path = Path(path)
     if not path.exists():
         raise DataError(f"Input file not found: {path}")

@@ -112,12 +112,16 @@ def test_unknown_claimed_model_is_a_failed_check(patients, release):
     assert code == 1 and "quantum-anonymity" in rep["findings"][-1]["reason"]
 
 
-def test_usage_errors_still_exit_2(patients, release):
+def test_wrong_requests_exit_3_not_1(patients, release):
+    """A request ktype cannot carry out (no original, a misspelled model) is exit 3, never the
+    exit 1 of a failed check; an unknown option is a usage error (exit 2)."""
     path, _ = patients
     res = runner.invoke(app, ["check", str(release), *FLAGS])  # no original
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     res = runner.invoke(app, ["check", str(release), "--original", str(path), *FLAGS, "--model", "k-anonimity", "--k", "3"])
-    assert res.exit_code == 2 and "Did you mean" in res.output
+    assert res.exit_code == 3 and "Did you mean" in res.output
+    res = runner.invoke(app, ["check", str(release), "--original", str(path), "--no-such-flag"])
+    assert res.exit_code == 2
 
 
 def test_python_api_raises_audit_error_for_an_unverifiable_claim(patients, release):

@@ -196,7 +196,7 @@ def test_cli_does_not_say_verified_when_the_file_differs(tmp_path, monkeypatch):
         p.unlink()
     monkeypatch.setattr(_io, "_to_csv", _unquoted_to_csv)
     res = runner.invoke(app, args)
-    assert res.exit_code == 2, res.output
+    assert res.exit_code == 3, res.output
     assert "does not read back as the verified release" in res.output and "verified by" not in res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
 

@@ -63,7 +63,7 @@ def test_cli_refuses_inconsistent_arx_file(tmp_path):
     before = hashlib.sha256(data.read_bytes()).hexdigest()
     out = tmp_path / "out.csv"
     res = runner.invoke(app, ["anonymize", str(data), "--qi", "zip,age", "-H", f"zip={hier}", "-k", "2", "-O", str(out)])
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     assert "two parents" in res.output and "row 1" in res.output and "row 2" in res.output
     assert not out.exists()
     assert hashlib.sha256(data.read_bytes()).hexdigest() == before

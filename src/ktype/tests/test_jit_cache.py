@@ -80,8 +80,9 @@ def test_every_kernel_uses_the_process_safe_cache():
 
 def test_njit_refuses_eager_signatures():
     from ktype._jit import njit
+    from ktype.exceptions import InternalError
 
-    with pytest.raises(TypeError, match="no signatures"):
+    with pytest.raises(InternalError, match="no signatures"):
         njit("int64(int64)")
 
 

@@ -47,12 +47,12 @@ def test_output_equal_to_input_is_refused(table, tmp_path):
     before = sha(path)
     for alias in (path, tmp_path / "." / "in.csv"):
         res = anon(path, "-O", alias, "--force")
-        assert res.exit_code == 2 and "is the input file" in res.output
+        assert res.exit_code == 3 and "is the input file" in res.output
     assert sha(path) == before
     # a hard link to the input is the same file too
     os.link(path, tmp_path / "alias.csv")
     res = anon(path, "-O", tmp_path / "alias.csv", "--force")
-    assert res.exit_code == 2 and "input file" in res.output
+    assert res.exit_code == 3 and "input file" in res.output
     assert sha(path) == before
 
 
@@ -60,10 +60,10 @@ def test_summary_equal_to_output_is_refused(table, tmp_path):
     path, _ = table
     out = tmp_path / "o.csv"
     res = anon(path, "-O", out, "--summary", out)
-    assert res.exit_code == 2 and "same file" in res.output
+    assert res.exit_code == 3 and "same file" in res.output
     assert not out.exists()
     res = anon(path, "-O", out, "--summary", path)
-    assert res.exit_code == 2 and "input file" in res.output
+    assert res.exit_code == 3 and "input file" in res.output
 
 
 def test_symlink_fifo_device_directory_are_refused(table, tmp_path):
@@ -73,21 +73,21 @@ def test_symlink_fifo_device_directory_are_refused(table, tmp_path):
     link = tmp_path / "link.csv"
     link.symlink_to(target)
     res = anon(path, "-O", link, "--force")
-    assert res.exit_code == 2 and "symbolic link" in res.output
+    assert res.exit_code == 3 and "symbolic link" in res.output
     assert link.is_symlink() and target.read_text() == "keep me\n"
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
     res = anon(path, "-O", fifo, "--force")  # would block forever if opened
-    assert res.exit_code == 2 and "FIFO" in res.output
+    assert res.exit_code == 3 and "FIFO" in res.output
     import stat
 
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     res = anon(path, "-O", "/dev/null", "--format", "csv", "--force")
-    assert res.exit_code == 2 and "a device" in res.output
+    assert res.exit_code == 3 and "a device" in res.output
     d = tmp_path / "dir.csv"
     d.mkdir()
     res = anon(path, "-O", d, "--force")
-    assert res.exit_code == 2 and "a directory" in res.output
+    assert res.exit_code == 3 and "a directory" in res.output
     assert list(d.iterdir()) == []
 
 
@@ -96,7 +96,7 @@ def test_existing_file_needs_force(table, tmp_path):
     out = tmp_path / "o.csv"
     out.write_text("old\n")
     res = anon(path, "-O", out)
-    assert res.exit_code == 2 and "already exists; pass --force" in res.output
+    assert res.exit_code == 3 and "already exists; pass --force" in res.output
     assert out.read_text() == "old\n"
     res = anon(path, "-O", out, "--force")
     assert res.exit_code == 0, res.output
@@ -107,7 +107,7 @@ def test_missing_parent_needs_mkdirs_and_file_parent_is_explained(table, tmp_pat
     path, _ = table
     out = tmp_path / "a" / "b" / "o.csv"
     res = anon(path, "-O", out)
-    assert res.exit_code == 2 and "does not exist; create it or pass --mkdirs" in res.output
+    assert res.exit_code == 3 and "does not exist; create it or pass --mkdirs" in res.output
     assert not (tmp_path / "a").exists()
     res = anon(path, "-O", out, "--mkdirs")
     assert res.exit_code == 0, res.output
@@ -115,7 +115,7 @@ def test_missing_parent_needs_mkdirs_and_file_parent_is_explained(table, tmp_pat
     blocker = tmp_path / "file"
     blocker.write_text("x")
     res = anon(path, "-O", blocker / "o.csv", "--mkdirs")
-    assert res.exit_code == 2 and "is a file, not a directory" in res.output
+    assert res.exit_code == 3 and "is a file, not a directory" in res.output
     assert "Traceback" not in res.output
 
 
@@ -126,20 +126,20 @@ def test_unwritable_directory_is_explained(table, tmp_path, monkeypatch):
     real = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == str(ro) else real(p, mode, **kw))
     res = anon(path, "-O", ro / "o.csv")
-    assert res.exit_code == 2 and "not writable (permission denied)" in res.output
+    assert res.exit_code == 3 and "not writable (permission denied)" in res.output
     assert list(ro.iterdir()) == []
 
 
 def test_unknown_extension_is_an_error_and_format_is_explicit(table, tmp_path):
     path, _ = table
     res = anon(path, "-O", tmp_path / "o.xlsx")
-    assert res.exit_code == 2 and ".xlsx is not supported" in res.output
+    assert res.exit_code == 3 and ".xlsx is not supported" in res.output
     assert not (tmp_path / "o.xlsx").exists()
     res = anon(path, "-O", tmp_path / "o.dat", "--format", "parquet")
     assert res.exit_code == 0, res.output
     assert len(pd.read_parquet(tmp_path / "o.dat")) == 40
     res = anon(path, "-O", tmp_path / "o.csv", "--format", "xlsx")
-    assert res.exit_code == 2 and "Unknown output format" in res.output
+    assert res.exit_code == 3 and "Unknown output format" in res.output
 
 
 _KILL_SCRIPT = """
@@ -240,7 +240,7 @@ def test_config_summary_key_and_paths_relative_to_config(table, tmp_path, monkey
     assert set(pd.read_parquet(job / "out" / "rel.parquet")["zip"]) <= {f"941{i:02d}" for i in range(20)} | {"941**", "*"}
     # the config's own output keys are checked like flags: a second run needs force
     res = runner.invoke(app, ["anonymize", "--config", str(job / "job.yaml")])
-    assert res.exit_code == 2 and "already exists" in res.output
+    assert res.exit_code == 3 and "already exists" in res.output
 
 
 def test_every_reading_and_writing_option_has_a_config_key(tmp_path):
@@ -268,10 +268,10 @@ def test_metadata_sidecar_may_not_collide(table, tmp_path):
     path, _ = table
     out = tmp_path / "rel.csv"
     res = anon(path, "-O", out, "--summary", tmp_path / "rel.ktype.json")
-    assert res.exit_code == 2 and "metadata sidecar" in res.output and "same file" in res.output
+    assert res.exit_code == 3 and "metadata sidecar" in res.output and "same file" in res.output
     assert not out.exists()
     side_input = tmp_path / "data.ktype.json"
     side_input.write_text("{}")
     res = anon(path, "-O", tmp_path / "data.csv", "--force", "--config", side_input)
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     assert side_input.read_text() == "{}"

@@ -97,7 +97,7 @@ def test_namibia_na_stays_na_unless_listed(clinic, tmp_path):
     assert (pub["country"] == "NA").sum() == 16
     # listed NA strings are missing: in a QI that is an error with the 1-based file line
     res = runner.invoke(app, ["anonymize", str(path), "--qi", "zip,country", "--na-values", "NA", "-k", "4"])
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     assert "'country' has 16 missing value(s) (first at line 2)" in msg(res)
     assert "--missing country=category" in msg(res)
 
@@ -107,7 +107,7 @@ def test_duplicate_column_names_are_an_error(tmp_path):
     p.write_text("age,zip,age\n30,02139,31\n40,02138,41\n")
     out = tmp_path / "o.csv"
     res = runner.invoke(app, ["anonymize", str(p), "--qi", "zip", "-k", "1", "-O", str(out)])
-    assert res.exit_code == 2 and "'age' appears twice in the header" in msg(res) and "columns 1 and 3" in msg(res)
+    assert res.exit_code == 3 and "'age' appears twice in the header" in msg(res) and "columns 1 and 3" in msg(res)
     assert not out.exists()
 
 
@@ -115,7 +115,7 @@ def test_missing_value_error_gives_file_line(tmp_path):
     p = tmp_path / "m.csv"
     p.write_text("age,zip\n30,02139\n40,02138\n,02139\n50,02138\n")
     res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-k", "2"])
-    assert res.exit_code == 2 and "'age' has 1 missing value(s) (first at line 4)" in msg(res)
+    assert res.exit_code == 3 and "'age' has 1 missing value(s) (first at line 4)" in msg(res)
     df = pd.DataFrame({"age": [30, None, 40]})
     with pytest.raises(DataError, match=r"first at row 1"):
         Dataset(df, quasi_identifiers=["age"])
@@ -273,7 +273,7 @@ def test_missing_suppress_counts_against_the_limit(tmp_path):
     base = ["anonymize", str(p), "--qi", "age,zip", "-s", "dx", "--missing", "age=suppress", "-k", "3", "-H", "age=intervals:10,20"]
     # 6 of 60 records (10%) have no age: a 5% budget cannot hold them
     res = runner.invoke(app, [*base, "-a", "flash", "-o", "max_suppression=0.05", "-O", str(out)])
-    assert res.exit_code == 2 and "6 record(s) have a missing value" in msg(res) and "above the suppression limit 3" in msg(res)
+    assert res.exit_code == 3 and "6 record(s) have a missing value" in msg(res) and "above the suppression limit 3" in msg(res)
     assert not out.exists()
     res = runner.invoke(app, [*base, "-a", "flash", "-o", "max_suppression=0.2", "-O", str(out), "--json"])
     assert res.exit_code == 0, res.output
@@ -314,7 +314,7 @@ def test_cli_refuses_hierarchy_cycle(tmp_path):
     hier = tmp_path / "g.csv"
     hier.write_text("a;M;X;*\nb;X;M;*\n")
     res = runner.invoke(app, ["anonymize", str(data), "--qi", "g", "-H", f"g={hier}", "-k", "2", "-O", str(tmp_path / "o.csv")])
-    assert res.exit_code == 2 and "cycle" in msg(res) and "(row 1)" in msg(res) and "(row 2)" in msg(res)
+    assert res.exit_code == 3 and "cycle" in msg(res) and "(row 1)" in msg(res) and "(row 2)" in msg(res)
     assert not (tmp_path / "o.csv").exists()
 
 
@@ -322,10 +322,10 @@ def test_line_numbers_survive_blank_lines_and_quoted_line_breaks(tmp_path):
     p = tmp_path / "m.csv"
     p.write_text('age,zip,note\n30,02139,"two\nlines"\n\n40,02138,ok\n,02139,x\n')
     res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-k", "1"])
-    assert res.exit_code == 2 and "(first at line 6)" in msg(res), msg(res)
+    assert res.exit_code == 3 and "(first at line 6)" in msg(res), msg(res)
     p.write_text("age,zip\n30,02139\n40,02138\n,02139\n")
     res = runner.invoke(app, ["anonymize", str(p), "--qi", "age,zip", "-k", "1"])
-    assert res.exit_code == 2 and "(first at line 4)" in msg(res)
+    assert res.exit_code == 3 and "(first at line 4)" in msg(res)
 
 
 @settings(max_examples=30, deadline=None)

@@ -64,14 +64,14 @@ def test_release_mode_and_table_output(tmp_path):
 def test_input_mode_needs_qi_and_gives_hints(tmp_path):
     _, path = _table(tmp_path)
     res = runner.invoke(app, ["risk", str(path)])
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     assert "--qi" in res.output and "e-mail" in res.output
 
 
 def test_suda_refusal_is_a_clean_error(tmp_path):
     _, path = _table(tmp_path)
     res = runner.invoke(app, ["risk", str(path), "--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease", "--suda", "7"])
-    assert res.exit_code == 2 and "refused" in res.output
+    assert res.exit_code == 3 and "refused" in res.output
 
 
 def test_bundled_dataset_input_and_release_mode(tmp_path):

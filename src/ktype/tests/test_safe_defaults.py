@@ -183,7 +183,7 @@ def test_config_values_have_their_option_type_and_keys_are_unique(people, tmp_pa
     src = tmp_path / "people.csv"
     people.to_csv(src, index=False)
     res = runner.invoke(app, ["anonymize", str(src), "--config", str(_cfg(tmp_path, body))])
-    assert res.exit_code == 2, res.output
+    assert res.exit_code == 3, res.output
     assert message in res.output, res.output
 
 
@@ -195,11 +195,11 @@ def test_config_force_no_does_not_replace_an_existing_output(people, tmp_path):
     out.write_text("earlier release\n")
     cfg = _cfg(tmp_path, BASE_YAML + f"k: 3\noutput: {out}\nforce: \"no\"\n")
     res = runner.invoke(app, ["anonymize", str(src), "--config", str(cfg)])
-    assert res.exit_code == 2 and "key 'force' must be true or false" in res.output
+    assert res.exit_code == 3 and "key 'force' must be true or false" in res.output
     assert out.read_text() == "earlier release\n"
     cfg = _cfg(tmp_path, BASE_YAML + f"k: 3\noutput: {out}\nforce: no\n")  # a YAML boolean: false
     res = runner.invoke(app, ["anonymize", str(src), "--config", str(cfg)])
-    assert res.exit_code == 2 and "already exists" in res.output and out.read_text() == "earlier release\n"
+    assert res.exit_code == 3 and "already exists" in res.output and out.read_text() == "earlier release\n"
     cfg = _cfg(tmp_path, BASE_YAML + f"k: 3\noutput: {out}\nforce: true\n")
     res = runner.invoke(app, ["anonymize", str(src), "--config", str(cfg)])
     assert res.exit_code == 0, res.output
@@ -211,10 +211,10 @@ def test_toml_duplicate_key_names_the_key_and_lines(people, tmp_path):
     people.to_csv(src, index=False)
     body = 'qi = "age,zip"\nsensitive = "disease"\nidentifier = "name"\nk = 5\nk = 1\n'
     res = runner.invoke(app, ["anonymize", str(src), "--config", str(_cfg(tmp_path, body, "c.toml"))])
-    assert res.exit_code == 2 and "key 'k' is given twice (line 4 and line 5)" in res.output, res.output
+    assert res.exit_code == 3 and "key 'k' is given twice (line 4 and line 5)" in res.output, res.output
     body = 'qi = "age,zip"\nsensitive = "disease"\nidentifier = "name"\nk = true\n'
     res = runner.invoke(app, ["anonymize", str(src), "--config", str(_cfg(tmp_path, body, "c.toml"))])
-    assert res.exit_code == 2 and "key 'k' must be an integer" in res.output, res.output
+    assert res.exit_code == 3 and "key 'k' must be an integer" in res.output, res.output
 
 
 def test_valid_configs_still_work_yaml_merge_keys_and_numbers_in_lists(people, tmp_path):
@@ -231,4 +231,4 @@ def test_valid_configs_still_work_yaml_merge_keys_and_numbers_in_lists(people, t
     assert json.loads(res.stdout)["rows"] == 60
     # the risk command's numbers too
     res = runner.invoke(app, ["risk", str(src), "--config", str(_cfg(tmp_path, BASE_YAML + "population_size: true\n"))])
-    assert res.exit_code == 2 and "key 'population_size' must be an integer" in res.output, res.output
+    assert res.exit_code == 3 and "key 'population_size' must be an integer" in res.output, res.output

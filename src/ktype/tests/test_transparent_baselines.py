@@ -270,9 +270,9 @@ def test_cli_anatomy_refuses_bad_requests(tmp_path):
     }
     for needle, argv in cases.items():
         res = runner.invoke(app, argv)
-        assert res.exit_code == 2 and needle in res.output and "Traceback" not in res.output, (needle, res.output)
+        assert res.exit_code == 3 and needle in res.output and "Traceback" not in res.output, (needle, res.output)
     assert (tmp_path / "rel.qi.csv").read_text() == before  # nothing overwritten
     assert not (tmp_path / "m.qi.csv").exists()
     (tmp_path / "rel.sensitive.csv").write_text("group,disease\nx,flu\n")
     res = runner.invoke(app, ["check-anatomy", out, "--l", "2"])
-    assert res.exit_code == 2 and "integers" in res.output
+    assert res.exit_code == 3 and "integers" in res.output

@@ -61,7 +61,7 @@ def test_anonymize_with_mask_and_tailor(tmp_path):
 
 def test_attack_refuses_large_tables_with_a_message(tmp_path):
     r = runner.invoke(app, ["attack", str(tmp_path / "missing.csv"), "--dataset", "adult", "--algorithm", "tailor", "--l", "2"])
-    assert r.exit_code == 2
+    assert r.exit_code == 3
 
 
 T2_STAR_TABLE = pd.DataFrame({

@@ -187,7 +187,7 @@ def test_check_needs_a_model_and_its_parameters(people, tmp_path):
         (["--model", "k-anonimity", "--k", "3"], "Did you mean 'k-anonymity'"),
     ]:
         res = runner.invoke(app, ["check", str(out), "--original", str(path), *BASE, *args])
-        assert res.exit_code == 2, (args, res.output)
+        assert res.exit_code == 3, (args, res.output)
         assert msg in res.output, (args, res.output)
         assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit)
     ok = runner.invoke(app, ["check", str(out), "--original", str(path), *BASE, "--k", "4"])

@@ -38,7 +38,7 @@ def test_unlisted_columns_are_an_error_not_published(hospital, tmp_path):
     out = tmp_path / "r.csv"
     res = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--sensitive", "diagnosis", "--k", "3",
                               "--output", str(out)])
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     text = " ".join(res.output.split())
     assert "'name', 'ssn', 'ward' have no role" in text
     assert "--identifier COL" in text and "--insensitive COL" in text
@@ -73,17 +73,17 @@ def test_config_keep_and_misspelled_keys(hospital, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(f"input: {path}\nqi: [age, zip]\nsensitve: [diagnosis]\nidentifier: [name, ssn]\nkeep: [ward]\nk: 3\n")
     res = runner.invoke(app, ["anonymize", "--config", str(bad)])
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     text = " ".join(res.output.split())
     assert "Unknown key 'sensitve'" in text and "Did you mean 'sensitive'" in text
     toml = tmp_path / "job.toml"
     toml.write_text(f'input = "{path}"\nqi = ["age", "zip"]\nquasi_identifers = ["age"]\n')
     res = runner.invoke(app, ["anonymize", "--config", str(toml)])
-    assert res.exit_code == 2 and "Unknown key 'quasi_identifers'" in " ".join(res.output.split())
+    assert res.exit_code == 3 and "Unknown key 'quasi_identifers'" in " ".join(res.output.split())
     both = tmp_path / "both.yaml"
     both.write_text(f"input: {path}\nkeep: [ward]\ninsensitive: [ward]\n")
     res = runner.invoke(app, ["anonymize", "--config", str(both)])
-    assert res.exit_code == 2 and "same option" in " ".join(res.output.split())
+    assert res.exit_code == 3 and "same option" in " ".join(res.output.split())
 
 
 def test_python_api_roles(hospital):
@@ -109,7 +109,7 @@ def test_unassigned_column_error_says_which_look_like_direct_identifiers(hospita
     path, _ = hospital
     res = runner.invoke(app, ["anonymize", str(path), "--qi", "age,zip", "--sensitive", "diagnosis", "--k", "3",
                               "--output", str(tmp_path / "r.csv")])
-    assert res.exit_code == 2
+    assert res.exit_code == 3
     text = " ".join(res.output.split())
     assert "hint: 'ssn' looks like a social security number" in text
     assert "remove it (--identifier ssn)" in text
