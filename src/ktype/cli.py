@@ -342,6 +342,8 @@ HierOpt = Annotated[list[str] | None, typer.Option("--hierarchy", "-H", help="CO
 DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="Use a bundled dataset instead of an input file (adult).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="YAML/TOML file holding any of these options.")]
 def _sep_flag(value: str | None) -> str | None:
+    if value is None:
+        return None  # nothing to check: do not import the I/O stack (pandas) for the default
     from ._io import normalize_sep
 
     try:

@@ -21,19 +21,33 @@ Public API (``__all__``):
   direct-identifier hints from column names and values.
 """
 
-from .drivers import risk_drivers
-from .hipaa import IdentifierHint, identifier_hints
-from .individual import IndividualRisk, expected_inverse_frequency, individual_risk
-from .reidentification import AttackerRisk, ReidentificationRisk, reidentification_risk
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# ``suda`` is both a submodule and its function: imported eagerly so that the package
+# attribute is the function (a lazy name would be shadowed by the submodule once imported)
 from .suda import MAX_SUDA_SIZE, SudaResult, suda
-from .uniqueness import (
-    PopulationUniqueness,
-    dankar_uniques,
-    pitman_uniques,
-    population_uniqueness,
-    snb_uniques,
-    zayatz_uniques,
-)
+
+#: public name -> submodule (imported on first use: scipy.stats loads only for population uniqueness)
+_LAZY: dict[str, str] = {
+    "risk_drivers": "drivers",
+    "IdentifierHint": "hipaa",
+    "identifier_hints": "hipaa",
+    "IndividualRisk": "individual",
+    "expected_inverse_frequency": "individual",
+    "individual_risk": "individual",
+    "AttackerRisk": "reidentification",
+    "ReidentificationRisk": "reidentification",
+    "reidentification_risk": "reidentification",
+    "PopulationUniqueness": "uniqueness",
+    "dankar_uniques": "uniqueness",
+    "pitman_uniques": "uniqueness",
+    "population_uniqueness": "uniqueness",
+    "snb_uniques": "uniqueness",
+    "zayatz_uniques": "uniqueness",
+}
 
 __all__ = [
     "AttackerRisk",
@@ -55,3 +69,33 @@ __all__ = [
     "IdentifierHint",
     "identifier_hints",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'ktype.risk' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from .drivers import risk_drivers
+    from .hipaa import IdentifierHint, identifier_hints
+    from .individual import IndividualRisk, expected_inverse_frequency, individual_risk
+    from .reidentification import AttackerRisk, ReidentificationRisk, reidentification_risk
+    from .suda import MAX_SUDA_SIZE, SudaResult, suda
+    from .uniqueness import (
+        PopulationUniqueness,
+        dankar_uniques,
+        pitman_uniques,
+        population_uniqueness,
+        snb_uniques,
+        zayatz_uniques,
+    )

@@ -68,7 +68,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
 from scipy.special import digamma, gammaln, log_expit, polygamma
 
 from .._validation import Interval, Options, check_params
@@ -275,6 +274,8 @@ def _zayatz(sizes: np.ndarray, population_size: int) -> float:
         return 0.0
     N = int(population_size)
     pi = n / N
+    from scipy import stats  # imported here: scipy.stats costs ~0.3 s at start-up
+
     h = stats.hypergeom.pmf(1, N, i, n)  # P(one of the i class members is sampled)
     den = float(((c / K) * h).sum())
     if not den > 0:
@@ -350,6 +351,8 @@ def _snb(sizes: np.ndarray, population_size: int, *, n_classes: float | None = N
         b = min(max(float(x[1]), -bx), bx)
         lp1, lp2 = _snb_log_probabilities(a, float(log_expit(b)), float(log_expit(-b)), pi)
         return np.array([log_Kp + lp1 - log_c1, log_Kp + lp2 - log_c2])
+
+    from scipy import optimize  # imported here, as scipy.stats in _zayatz
 
     best = None
     with warnings.catch_warnings():

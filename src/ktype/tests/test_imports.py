@@ -32,3 +32,18 @@ def test_an_unknown_name_is_an_attribute_error():
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         ktype.nope  # noqa: B018
+
+
+def test_risk_loads_scipy_stats_only_for_population_uniqueness():
+    assert "scipy.stats" not in _modules_after("from ktype.risk import identifier_hints, suda")
+    assert "scipy.stats" in _modules_after(
+        "import ktype\nfrom ktype.risk import population_uniqueness\n"
+        "population_uniqueness(ktype.load_adult(n=500), population_size=10**6)")
+
+
+def test_risk_public_names_resolve_and_suda_is_the_function():
+    import ktype.risk as risk
+
+    for name in risk.__all__:
+        assert getattr(risk, name) is not None
+    assert callable(risk.suda) and not isinstance(risk.suda, type(risk))
