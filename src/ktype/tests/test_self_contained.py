@@ -50,11 +50,6 @@ FORBIDDEN: dict[str, re.Pattern[str]] = {
 #: file has no reference left, so a fixed file cannot silently keep its exemption.
 ALLOWED: frozenset[str] = frozenset({
     "src/ktype/algorithms/local/kconcealment.py",
-    "src/ktype/algorithms/transparent/anatomy.py",
-    "src/ktype/attacks/transparent.py",
-    "src/ktype/models/transparent.py",
-    "src/ktype/tests/test_transparent.py",
-    "src/ktype/tests/test_transparent_baselines.py",
 })
 
 
