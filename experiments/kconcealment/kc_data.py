@@ -1,6 +1,6 @@
 """Datasets of the k-concealment experiments (Tassa, Mazza & Gionis §9) with the
-hierarchies designed here (the paper only says values were grouped "by semantic
-closeness"; spec pitfall 15).
+hierarchies designed here (the paper only says, of ADULT, that the permissible subsets were
+selected "by grouping together values that are semantically close").
 
 * ``artificial`` -- ``ktype.datasets.synthetic.artificial_kconcealment`` (n = 5000, six
   independent attributes with the paper's probabilities and subset families).

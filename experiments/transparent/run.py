@@ -1,4 +1,4 @@
-"""Reproduce Figures 11-15 of Xiao, Tao & Koudas, "Transparent anonymization" (TODS 2010, §6).
+"""Reproduce Figures 11-15 of Xiao, Tao & Koudas, "Transparent anonymization" (TODS 2010, §4).
 
 One command::
 
@@ -11,7 +11,8 @@ Table XIV correlation ratios; the IPUMS extracts are not redistributable). Pass
 ``--occ FILE --sal FILE`` to use the real files (:func:`ktype.datasets.occsal.read_occ_sal`).
 
 Methods: Tailor, Ace, Hybrid (transparent), Mondrian (the registered ``mondrian_ldiv``: the precise
-ℓ-diverse strict Mondrian, our reading of the paper's unspecified "ℓ-diversity variant" of Mondrian) and Mask (k = ℓ).
+ℓ-diverse strict Mondrian, our reading of the Mondrian that §4.1 names among its "two l-diversity generalization
+algorithms" without details) and Mask (k = ℓ).
 Tailor, Ace and Mask are timed up to 2.4M rows in Fig. 14, Hybrid and Mondrian up to 16 copies (9.6M).
 
 Figures (``--out``, default ``experiments/transparent/results/<preset>``), each as CSV and PNG:
@@ -370,7 +371,7 @@ def summarize(f11, f12, f13, f14, f15, cfg, out: Path, data_note: str, draws: di
     have_l = d11 is not None and len(d11) and d11["draw"].nunique() > 1
     ndl = int(d11["draw"].nunique()) if have_l else 1
     dls = sorted(int(x) for x in d11["l"].unique()) if have_l else []
-    L = ["# Transparent anonymization (TODS 2010) §6: reproduction summary", "",
+    L = ["# Transparent anonymization (TODS 2010) §4: reproduction summary", "",
          f"Data: {data_note}. Base n = {cfg['n']:,}; {cfg['workloads']} workload(s) of {cfg['queries']} queries per point; "
          f"ℓ ∈ {list(cfg['ls'])}, qd ∈ {list(cfg['qds'])}, s ∈ {list(cfg['ss'])}; one run per point (algorithm seed 0)."]
     if have_draws:

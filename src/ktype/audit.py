@@ -623,8 +623,8 @@ def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyM
 
     The sufficient condition of :class:`~ktype.models.TransparentLDiversity` (used above its
     exact method's size) holds for the outputs of a proved-transparent algorithm only. Tailor
-    with distinct identifiers is deterministic (Xiao, Tao & Koudas, TODS 2010, §4.1: ties
-    broken by the public identifier order), so it is re-run on the original and its output
+    with distinct identifiers is deterministic (Xiao, Tao & Koudas, TODS 2010, §3.1: ties
+    broken by the public identifier order, Definitions 9-10), so it is re-run on the original and its output
     compared with the release; the outcome goes into the release's provenance
     (``algorithm_verified`` / ``algorithm_refuted`` / ``algorithm_not_verified``) for the checker. Ace and Hybrid draw
     secret random choices, and Tailor without distinct identifiers breaks ties by a secret

@@ -1,5 +1,5 @@
 """Attacks by an adversary who knows the anonymization algorithm (Xiao, Tao & Koudas,
-TODS 2010, §1-3 and the electronic appendix; spec §2.6, §3).
+TODS 2010, §1-3 and the electronic appendix; the risk is Proposition 1, Eq. 2, §2.2).
 
 They all reuse one machinery, :func:`ktype.models.transparent.risk_oracle`: enumerate the
 microdata instances consistent with the release and the external source, weight each by
@@ -9,15 +9,18 @@ off every individual's posterior.
 * :func:`attack` — the generic reverse-engineering attack on a :class:`~ktype.Release`:
   posterior risk per individual for a named algorithm.
 * :func:`minimality_attack` — the adversary who only knows the algorithm is *minimal*
-  (Wong et al. 2007's credibility model, spec §2.8, §3.2): unweighted instances for which
+  (Wong et al. 2007's credibility model as the paper restates it in §2.3, Definitions 6-8,
+  Proposition 2; the attack on T4* of §1): unweighted instances for which
   the release is a minimal ℓ-diverse generalization.
 * Reference models of the attacked algorithms, registered with the oracle: ``opt_gen``
-  (Fig. 2, strict global recoding: literal rule plus pairwise disjoint boxes, spec §3.4
-  reading (b); ties uniform among the optimal outputs), ``vul_gen`` (Fig. 1, for the table
+  (Fig. 2, Example 2; strict global recoding: the paper's literal rule plus pairwise disjoint
+  boxes, without which {Ann, Bob, Ed}, {Cate, Don}, {Fred, Gill, Hera} would beat T2* on T1
+  with discernibility 22 < 24; ties uniform among the optimal outputs), ``vul_gen`` (Fig. 1, for the table
   T1), ``mask`` (electronic appendix; Wong et al. VLDB 2007, k = ℓ) and ``mondrian_ldiv``
-  (the ℓ-diverse Mondrian variant of spec §3.7(a)).
-* The paper's fixture tables (E1, T1, T3, T5, T8, T9, T2*, T4*, T6*, T7*, T10*) and the
-  §3.7 derived ones, with values in the QI coordinates.
+  (ktype's ℓ-diverse strict Mondrian, the registered ``mondrian_ldiv``).
+* The paper's fixture tables (E1, T1, T3, T5, T8, T9, T2*, T4*, T6*, T7*, T10*) and ktype's
+  own (Hybrid(T5, 2), which the paper does not print, and a five-person table on which the
+  ℓ-diverse Mondrian leaks), with values in the QI coordinates.
 
 Everything here is exponential and meant for tiny tables; the oracle refuses large ones.
 """
@@ -64,7 +67,7 @@ __all__ = [
     "published",
 ]
 
-# ---------------------------------------------------------------------------- fixtures (spec §3.1)
+# ---------------------------------------------------------------------------- fixtures (Tables I-XI, appendix I-III)
 #: external source E1 (Table II): name -> (Age, Zipcode); Bruce is in E1 but in no table
 E1: dict[str, tuple[int, int]] = {
     "Ann": (21, 10000), "Bob": (27, 18000), "Bruce": (29, 19000), "Cate": (32, 35000), "Don": (32, 35000),
@@ -109,12 +112,13 @@ T6_STAR = published([(((21, 32), (10000, 35000)), ["dyspepsia", "flu", "gastriti
                      (_B_EH, ["flu", "bronchitis"]), (((60, 60), (63000, 63000)), ["dyspepsia", "diabetes"])])
 T7_STAR = published([(_B_AB, ["dyspepsia", "flu"]), (_B_EH, ["dyspepsia", "flu"]),
                      (((32, 60), (35000, 63000)), ["gastritis", "bronchitis", "diabetes", "gastritis"])])
-#: Hybrid(T5, 2) (spec §4.3, derived)
+#: Hybrid(T5, 2): Fig. 10 run on T5 (not printed in the paper; deterministic, since
+#: Cate and Don share their QIs)
 HYBRID_T5 = published([(((21, 32), (10000, 35000)), ["dyspepsia", "gastritis"]), (((27, 32), (18000, 35000)), ["flu", "gastritis"]),
                        (_B_EH, ["bronchitis", "flu"]), (((60, 60), (63000, 63000)), ["dyspepsia", "diabetes"])])
 #: T10* (appendix Table III): Mask's output for T9, k = l = 2, V = {dyspepsia}
 T10_STAR = published([(((21, 27),), ["flu", "dyspepsia"]), (((32, 32),), ["dyspepsia", "flu"]), (((54, 60),), ["flu", "flu", "flu"])])
-#: spec §3.7(a): the ℓ-diverse Mondrian variant's input (ext = (5, 5)) and its output
+#: ktype's fixture for the ℓ-diverse Mondrian (not in the paper): input (ext = (5, 5)) and output
 MONDRIAN_E = {"u1": (3, 1), "u2": (4, 4), "u3": (5, 1), "u4": (3, 4), "u5": (3, 1)}
 MONDRIAN_T = {"u1": "b", "u2": "a", "u3": "a", "u4": "c", "u5": "b"}
 MONDRIAN_STAR = published([(((3, 5), (1, 4)), ["a", "a", "b", "b", "c"])])
@@ -126,7 +130,7 @@ def _disjoint(b1: Sequence[tuple[int, int]], b2: Sequence[tuple[int, int]]) -> b
 
 
 def strict_global_ok(groups: Sequence[Sequence[Row]]) -> bool:
-    """Strict multidimensional global recoding (spec §3.4 (b)): identical QI points share a
+    """Strict multidimensional global recoding (as Example 2 needs): identical QI points share a
     group (the paper's literal rule) and the groups' boxes are pairwise disjoint."""
     boxes = [_box(g) for g in groups]
     for i, j in itertools.combinations(range(len(boxes)), 2):
@@ -182,7 +186,7 @@ def vul_gen_dist(rows: Sequence[Row], l: int, *, target: dict[str, Any] | None =
 
 
 def _mondrian_split(rows: list[Row], accept: Callable[[list[Row]], bool], ext: Sequence[int]) -> list[list[Row]]:
-    """Strict Mondrian of spec §3.7(a): dimensions by decreasing normalized width (ties by
+    """ktype's strict Mondrian (``mondrian_ldiv``): dimensions by decreasing normalized width (ties by
     index), lower median, L = {≤ med}; the first dimension whose halves both pass
     ``accept`` splits; else the node is a leaf."""
     d = len(rows[0][1])
@@ -214,7 +218,7 @@ def _extents(rows: Sequence[Row]) -> tuple[int, ...]:
 
 
 def mondrian_ldiv_dist(rows: Sequence[Row], l: int, *, ext: Sequence[int] | None = None) -> dict[Output, Fraction]:  # noqa: E741
-    """The ℓ-diverse Mondrian variant of spec §3.7(a) (deterministic; *not* transparent:
+    """ktype's ℓ-diverse Mondrian, ``mondrian_ldiv`` (deterministic; *not* transparent:
     its accept test reads the halves' sensitive values)."""
     if not _eligible(rows, l):
         return {frozenset(): Fraction(1)}
@@ -223,7 +227,7 @@ def mondrian_ldiv_dist(rows: Sequence[Row], l: int, *, ext: Sequence[int] | None
 
 
 def mask_partition(rows: Sequence[Row], k: int, ext: Sequence[int] | None = None) -> list[list[Row]]:
-    """Mask's k-anonymous partition: the strict Mondrian of spec §3.7(a) with the accept
+    """Mask's k-anonymous partition: the strict Mondrian of ``mondrian_ldiv`` with the accept
     test "both halves have at least k tuples" (QI-only)."""
     ext = _extents(rows) if ext is None else tuple(ext)
     return _mondrian_split(list(rows), lambda g: len(g) >= k, ext)
@@ -321,7 +325,8 @@ def minimality_attack(
     external: Sequence[tuple[Any, Sequence[int]]],
     l: int,  # noqa: E741
 ) -> OracleResult:
-    """The minimality attack / credibility (spec §2.8, §3.2, §3.5): the adversary knows only
+    """The minimality attack / credibility (§1; §2.3, Definitions 6-8, Proposition 2, Example 3):
+    the adversary knows only
     that the algorithm outputs *minimal* ℓ-diverse strict-global-recoding generalizations.
 
     Every consistent instance for which no child partition (one group split in two) is

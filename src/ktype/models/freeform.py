@@ -33,10 +33,11 @@ What this checker verifies (independently of any algorithm):
   whether such a graph is established (by the witness in memory, by the flow otherwise).
 
 It cannot verify that α was drawn uniformly with secret randomness — a property of the
-process, not of the output (spec P2, P3); the algorithms document how they draw it.
+process, not of the output (§2.2: one of k randomly regenerated disjoint assignments, chosen
+uniformly); the algorithms document how they draw it.
 
-Containment may add candidates beyond E (spec P1: in the paper's Table 1 four records see a
-fourth box); that only helps privacy, and the degree check above uses containment.
+Containment may add candidates beyond E (in the paper's Table 1, §1, four records fall inside
+a fourth box: t1, t2, t6, t7); that only helps privacy, and the degree check above uses containment.
 
 References
 ----------

@@ -5,7 +5,7 @@ transparent algorithms that the oracle simulates.
 An adversary who knows the anonymization algorithm 𝒢 (but not its secret coin flips) can
 reverse-engineer a release T*: every possible microdata instance T̂ (a subset of the
 external source E with arbitrary sensitive values) is weighted by ``Pr{𝒢(T̂, ℓ) = T*}``
-(paper Def. 3-5, Prop. 1, Eq. 2; spec §2.3-2.6)::
+(paper Definitions 3-5, Proposition 1, Eq. 2; §2.1-2.2)::
 
     risk(o) = max_v  Σ_{T̂ ∋ (o, v)} Pr{𝒢(T̂,ℓ) = T*}  /  Σ_{T̂} Pr{𝒢(T̂,ℓ) = T*}
 
@@ -13,7 +13,7 @@ T* is *transparently ℓ-diverse* when ``risk(o) <= 1/ℓ`` for every individual
 
 Two ways to check it (:class:`TransparentLDiversity`, ``CheckResult.summary["method"]``):
 
-* ``"exact"`` — :func:`risk_oracle` enumerates the candidate instances (spec §2.6) and
+* ``"exact"`` — :func:`risk_oracle` enumerates the candidate instances (Definition 4) and
   evaluates ``Pr{𝒢(T̂,ℓ)=T*}`` exactly (rational arithmetic) by running an independent,
   straightforward *reference* implementation of 𝒢 (this module, not the vectorized
   production code in ``ktype.algorithms.transparent``). Exponential: refused beyond
@@ -23,11 +23,12 @@ Two ways to check it (:class:`TransparentLDiversity`, ``CheckResult.summary["met
   4-6; Hybrid: Theorem 3) and every published group is ℓ-diverse (the theorems' premise,
   checked on the published rows: ``max count · ℓ <= |class|``).
 
-The reference implementations follow the spec exactly: canonical ℓ-cuts and divisions
-minimize the perimeter ``h_p`` (Eq. 4) with ties to the smallest dimension, then the
-smallest left part; tuples tie-break by the public identifier order; Assign (Fig. 6, with
-erratum E3 fixed) orders values by descending count, ties by the sorted value domain, and
-draws each value's α tuples uniformly at random. Perimeters are compared exactly
+The reference implementations follow the paper's pseudocode (Figs. 3, 5, 6, 8, 10) exactly:
+canonical ℓ-cuts and divisions (Definitions 9-12) minimize the perimeter ``h_p`` (Eq. 4) with
+ties to the smallest dimension, then the smallest left part; tuples tie-break by the public
+identifier order; Assign (Fig. 6, whose "goto Line 7" is read as a return to the α
+computation: Line 7 resets β, so a literal goto would never end) orders values by descending
+count, ties by the sorted value domain, and draws each value's α tuples uniformly at random. Perimeters are compared exactly
 (``fractions.Fraction``).
 """
 
@@ -318,7 +319,7 @@ def reference_distribution(name: str) -> tuple[Distribution, bool]:
 # ---------------------------------------------------------------------------- the oracle
 @dataclass(frozen=True)
 class OracleResult:
-    """Exact posterior risks of an algorithm-aware adversary (spec §2.6)."""
+    """Exact posterior risks of an algorithm-aware adversary (Proposition 1, Eq. 2)."""
 
     risk: dict[Any, Fraction]
     best_value: dict[Any, Any]
@@ -393,7 +394,7 @@ def risk_oracle(
     value_domain: Sequence[Any] | None = None,
     limit: int = EXACT_LIMIT,
 ) -> OracleResult:
-    """Exact risk of every individual of ``external`` given the release (spec §2.6).
+    """Exact risk of every individual of ``external`` given the release (Proposition 1, Eq. 2).
 
     Parameters
     ----------
@@ -702,7 +703,7 @@ class ProtectedLDiversity(FrequencyLDiversity):
     """Frequency ℓ-diversity on a set V of *protected* sensitive values only: no value of V
     occurs in more than ``|G|/ℓ`` of a group (``count · num ≤ |G| · den``); other values are
     unconstrained. This is the requirement of Mask(T, k, ℓ, V) (Wong et al., VLDB 2007; Xiao,
-    Tao & Koudas TODS 2010, electronic appendix; spec §3.6), whose appendix attack protects
+    Tao & Koudas TODS 2010, electronic appendix, Fig. 1), whose appendix attack protects
     V = {dyspepsia}. With V = every value it is :class:`FrequencyLDiversity`.
 
     Parameters

@@ -1,7 +1,8 @@
 """Freeform generalization (Doka et al. 2015): cell model, checker, heuristics, MIP, randomization.
 
-Fixtures and expected values from ``shared/specs/doka-et-al_freeform-generalization.md``
-(Table 1 with the corrected t4 row, §1.7; testable properties, §6).
+Fixtures: the paper's Table 1 (§1) with the t4 row corrected (printed: matches t'2, t'4, t'6;
+but t4 = (41, 20) lies outside t'2 = [28-39] x [41-59], and the boxes give t'3, t'4, t'6),
+values computed on it, and the properties the paper states (§2.2, §3, §5-8).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def test_table1_boxes_gcp_and_checker():
     res = FreeformKAnonymity(3).check(rel)
     assert res.satisfied and res.summary["regular"] and res.summary["graph_degree"] == 3
     assert not FreeformKAnonymity(4).check(rel).satisfied
-    # containment adds candidates (P1): t1, t2, t6, t7 see 4 boxes, the others 3
+    # containment adds candidates beyond the graph: t1, t2, t6, t7 see 4 boxes, the others 3
     deg, _ = consistency_degrees(rel)
     assert deg.tolist() == [3, 4, 4, 3, 3, 3, 4, 4]
     # each original's graph matches (corrected t4 row)
@@ -118,8 +119,8 @@ def test_table1_lexicographic_order():
     ],
 )
 def test_table1_algorithm_values(name, k, expected):
-    """Spec §1.7 [verified] values (the heuristics' with lexicographic Age-then-Salary order
-    and ties by lowest index, as here)."""
+    """Values computed on Table 1, not printed in the paper (the heuristics' with lexicographic
+    Age-then-Salary order and ties by lowest index, as here)."""
     rel = get_algorithm(name).func(table1(), FreeformKAnonymity(k), rng=0)
     assert round(gcp(rel), 6) == expected
 
@@ -183,8 +184,8 @@ _SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Heal
 @_SETTINGS
 @given(ds=tables(), data=st.data())
 def test_heuristics_properties(ds, data):
-    """Spec §6 items 1, 2, 4, 5, 7, 8: k-regular graph with self-edges, tight boxes that
-    contain their pre-images, truthful rows, GCP = Σ iteration costs / (d n)."""
+    """§3 and §5: k-regular graph with self-edges (the identity is iteration 1), tight boxes
+    that contain their pre-images, truthful rows, GCP = Σ iteration costs / (d n)."""
     name = data.draw(st.sampled_from(HEURISTICS))
     kmax = (ds.n + 2) // 2
     k = data.draw(st.integers(1, kmax))
@@ -227,8 +228,9 @@ def test_heuristics_properties(ds, data):
 @_SETTINGS
 @given(ds=tables(min_n=4, max_n=7), data=st.data())
 def test_heuristics_never_beat_the_mip(ds, data):
-    """Spec §6 item 9: MIP <= every heuristic; Hungarian is optimal for k = 2; per iteration
-    (from the same state) Hungarian's weight sum is <= Greedy's and SortGreedy's."""
+    """§4 and §7: MIP <= every heuristic; Hungarian is optimal for k = 2 (one iteration that
+    matters, solved exactly); per iteration (from the same state) Hungarian's weight sum is
+    <= Greedy's and SortGreedy's."""
     k = data.draw(st.integers(2, (ds.n + 2) // 2))
     opt = get_algorithm("freeform_mip").func(ds, FreeformKAnonymity(k), rng=0)
     g_opt = gcp(opt)
@@ -311,7 +313,7 @@ def test_decomposition_is_k_disjoint_perfect_matchings(n, k):
 
 
 def test_true_assignment_marginal_is_one_over_k():
-    """Spec §6 item 11: over the secret randomness, each edge of E is the published one
+    """§2.2: over the secret randomness, each edge of E is the published one
     with probability 1/k (fixed seed, 4000 draws, 5-sigma tolerance)."""
     from ktype.algorithms.freeform._prep import publish
 
@@ -470,7 +472,7 @@ def test_nh_ring_is_k_regular_on_k_to_2k_minus_1_segments():
 @_SETTINGS
 @given(ds=tables(min_n=4, max_n=7))
 def test_mincostflow_is_optimal_at_k2_and_never_beats_the_mip(ds):
-    """Spec §6 item 9: at k = 2, GCP(Hungarian) = GCP(minCostFlow) = the optimum with the
+    """§8.2: at k = 2, GCP(Hungarian) = GCP(minCostFlow) = the optimum with the
     identity; for k = 3 minCostFlow is a valid, not better-than-optimal, release."""
     mcf = get_algorithm("freeform_mincostflow")
     opt = gcp(get_algorithm("freeform_mip").func(ds, FreeformKAnonymity(2), rng=0))
@@ -548,7 +550,7 @@ def test_parallel_hungarian_equals_sequential(n, P, k, workers):
 
 @pytest.mark.parametrize("name", HEURISTICS)
 def test_symmetric_variant_is_refused_clearly(name):
-    """The reciprocal variant (spec §3.7) is not implemented: asking for it raises
+    """The reciprocal variant (§2.2, without details) is not implemented: asking for it raises
     NotImplementedError through the registry, not a silently non-symmetric release."""
     ds = _census(30, 3)
     with pytest.raises(NotImplementedError, match="symmetric"):

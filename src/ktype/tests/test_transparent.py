@@ -1,5 +1,6 @@
 """Transparent ℓ-diversity: Tailor, Ace, Hybrid, the exact risk oracle, the attacks
-(spec xiao-tao-koudas_transparent-anonymization.md §2.6, §3, §7)."""
+(Xiao, Tao & Koudas, TODS 2010: Proposition 1 and Eq. 2 of §2.2, the algorithms of §3, the
+fixtures of §1-3 and of the electronic appendix)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def table_dataset(rows) -> ktype.Dataset:
     return ktype.Dataset(df, quasi_identifiers=[f"q{j}" for j in range(d)], sensitive=["s"], identifiers=["id"])
 
 
-# ---------------------------------------------------------------------------- fixtures §7.6
+# ---------------------------------------------------------------------------- the paper's fixtures
 @pytest.mark.parametrize("shuffle", [None, 1, 2])
 def test_production_algorithms_reproduce_the_paper_tables(shuffle):
     assert multiset(run("tailor", fixture_dataset(A.T5, shuffle), TransparentLDiversity(2), rng=0)) == A.T6_STAR
@@ -99,7 +100,7 @@ def test_opt_gen_outputs_t2_star_under_strict_global_recoding():
 
 
 def test_minimality_attack_and_credibility():
-    res = A.minimality_attack(A.T4_STAR, E1_NO_BRUCE, 2)  # spec §3.2: 48 instances
+    res = A.minimality_attack(A.T4_STAR, E1_NO_BRUCE, 2)  # §1's minimality attack: 48 instances
     assert res.positive == 48 and res.risk["Cate"] == res.risk["Don"] == 1
     assert res.best_value["Cate"] == "gastritis" and res.risk["Ed"] == res.risk["Fred"] == F(1, 4)
     cred = A.minimality_attack(A.T2_STAR, E1, 2)  # Example 3: cred(Ed) = 1/4 while risk(Ed) = 1
@@ -127,7 +128,8 @@ def test_mondrian_variant_is_not_transparent():
 
 
 def deterministic_assign_ace(rows, l, ext=(5, 5)):  # noqa: E741
-    """Spec §3.7(b): Ace whose Assign takes the alpha tuples with the smallest (QI, id)."""
+    """Ace whose Assign takes the alpha tuples with the smallest (QI, id) instead of uniformly
+    random ones (not in the paper; docs/design/transparency.md R2)."""
     rest = list(rows)
     buckets = []
     while rest:
@@ -171,7 +173,7 @@ def test_oracle_refuses_large_tables():
         TransparentLDiversity(1, method="exact").check(rel)
 
 
-# ---------------------------------------------------------------------------- transparency on tiny tables (§7.5)
+# ---------------------------------------------------------------------------- transparency on tiny tables (Theorems 1-3)
 def random_tiny(seed: int, n_max: int = 6, values: str = "abc", qi_max: int = 5, extra_max: int = 2):
     """n in [4, n_max] people with 2 QIs in 1..qi_max, plus 0..extra_max people of E absent from T."""
     rng = np.random.default_rng(seed)
@@ -196,7 +198,7 @@ def max_risk_of(dist, vals, qis, l):  # noqa: E741
 
 def tailor_ties_by_value(rows, l):  # noqa: E741
     """A deliberately non-transparent Tailor: ties inside a dimension broken by the row
-    order of an input sorted by the sensitive value (pitfall P4)."""
+    order of an input sorted by the sensitive value (docs/design/transparency.md R4)."""
     relabel = {r[0]: (r[2], r[0]) for r in rows}
     rows2 = tuple((relabel[r[0]], r[1], r[2]) for r in rows)
     out = TM.tailor_dist(rows2, l)
@@ -289,7 +291,8 @@ def random_dataset(seed: int, n: int, d: int = 3, n_values: int = 5, ids: bool =
 
 
 def check_generic(rel, ds, l):  # noqa: E741
-    """Spec §7.1 items 1-2, 4 on the published release."""
+    """What every output must satisfy, on the published release: the input's sensitive values,
+    each box the tight MBR of its rows (§2.1), every group ℓ-diverse (Definition 2)."""
     codes = rel.sensitive_codes("s")
     assert Counter(codes.tolist()) == Counter(ds.sensitive_codes["s"].tolist())
     X = ds.X[rel.source]
@@ -326,12 +329,13 @@ def test_generic_properties(seed, n, l):  # noqa: E741
     for name in ("tailor", "ace", "hybrid"):
         check_generic(run(name, ds, TransparentLDiversity(l), rng=seed), ds, l)
     s = ds.sensitive_codes["s"]
-    # Tailor leaves: l-diverse, not 2l-diverse (§7.2 item 6)
+    # Tailor leaves: l-diverse, not 2l-diverse (Fig. 3, line 3)
     hist = np.zeros((nl, s.max() + 1), dtype=int)
     np.add.at(hist, (leaf, s), 1)
     size = hist.sum(axis=1)
     assert (hist.max(axis=1) * l <= size).all() and (hist.max(axis=1) * 2 * l > size).all()
-    # Ace / Hybrid groups: pairwise distinct values, size >= l (§7.3 item 12), nested in the leaves (§7.4)
+    # Ace / Hybrid groups: pairwise distinct values, size >= l (Slice, Fig. 8; beta >= l, Fig. 6),
+    # nested in the leaves (Fig. 10)
     for lf in (None, leaf):
         grp, ng = TA.ace_groups(p, lf)
         h2 = np.zeros((ng, s.max() + 1), dtype=int)
@@ -364,7 +368,7 @@ def test_tailor_input_order_invariance_and_lemma3(seed):
     ds = random_dataset(seed, 120)
     a = run("tailor", ds, TransparentLDiversity(2), rng=0)
     b = run("tailor", ds.subset(np.random.default_rng(seed).permutation(ds.n)), TransparentLDiversity(2), rng=99)
-    pd.testing.assert_frame_equal(a.to_pandas(), b.to_pandas())  # deterministic given the ids (§7.2 item 5)
+    pd.testing.assert_frame_equal(a.to_pandas(), b.to_pandas())  # deterministic given the ids (§3.1.1)
     # Lemma 3: permute sensitive values inside each Tailor group: same partition, same T*
     p = TA.prepare(ds, "s", 2, np.random.default_rng(0))
     leaf, _ = TA.tailor_groups(p)
@@ -382,9 +386,9 @@ def test_tailor_input_order_invariance_and_lemma3(seed):
 
 
 def test_assign_draws_are_uniform():
-    """§7.3 item 13: counts (a 4, b 2, c 2), l = 2: the first bucket takes both b's and 2 of the
-    4 a's uniformly at random (each pair with probability 1/6); the a's grouped with a b are
-    that pair."""
+    """Assign's uniform draws (Fig. 6, line 12; Lemma 6): counts (a 4, b 2, c 2), l = 2: the
+    first bucket takes both b's and 2 of the 4 a's uniformly at random (each pair with
+    probability 1/6); the a's grouped with a b are that pair."""
     df = pd.DataFrame({"q": range(8), "s": list("aaaabbcc"), "id": range(8)})
     ds = ktype.Dataset(df, quasi_identifiers=["q"], sensitive=["s"], identifiers=["id"])
     p = TA.prepare(ds, "s", 2, np.random.default_rng(0))

@@ -1,8 +1,10 @@
 """The non-transparent baselines of the transparent-anonymization paper, as registered
-algorithms, and the attacks on them (Xiao, Tao & Koudas TODS 2010; spec §3.6, §3.7(a), §6.2).
+algorithms, and the attacks on them (Xiao, Tao & Koudas TODS 2010: the baselines of §4.1 and the
+electronic appendix's attack on Mask).
 
-* ``mondrian_ldiv``: the precise ℓ-diverse strict Mondrian of spec §3.7(a) equals its exact
-  reference model on random tables, reproduces the fixture and its attack (risk 3/5).
+* ``mondrian_ldiv``: ktype's precise ℓ-diverse strict Mondrian (the paper gives no details)
+  equals its exact reference model on random tables, reproduces ktype's five-person fixture and
+  its attack (risk 3/5).
 * ``mask`` with ``ProtectedLDiversity`` (the paper's V): the Mask attack succeeds on Mask
   releases of generated OCC-schema tables, and fails (risk <= 1/l) on Tailor/Ace/Hybrid
   releases of the same tables.
@@ -40,7 +42,7 @@ def published(rel) -> frozenset:
     return release_to_oracle(rel)[0]
 
 
-# ---------------------------------------------------------------------------- ℓ-diverse Mondrian (§3.7(a))
+# ---------------------------------------------------------------------------- ℓ-diverse Mondrian
 def test_mondrian_ldiv_fixture_and_its_attack():
     rows = A.rows_of(A.MONDRIAN_T, A.MONDRIAN_E)
     rel = run("mondrian_ldiv", rows_dataset(rows), FrequencyLDiversity(2))
@@ -146,7 +148,7 @@ def test_mask_protected_values_checker():
     assert not ProtectedLDiversity(2, values=("x",)).check(one).satisfied
 
 
-# ---------------------------------------------------------------------------- anatomy output (spec §1.2, §4.4)
+# ---------------------------------------------------------------------------- anatomy output (§2.1, Table VI)
 from ktype.algorithms.transparent.anatomy import anatomize, check_anatomy, read_anatomy, write_anatomy  # noqa: E402
 
 

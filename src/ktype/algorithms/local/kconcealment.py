@@ -1,18 +1,19 @@
 """k-type local recoding: (k,1), (1,k), (k,k) and k-concealment (Tassa, Mazza & Gionis).
 
 Algorithms of T. Tassa, A. Mazza, A. Gionis, "k-Concealment: An Alternative Model of
-k-Type Anonymity", Transactions on Data Privacy 5 (2012) 189-222 (spec
-``tassa-mazza-gionis_k-concealment.md``):
+k-Type Anonymity", Transactions on Data Privacy 5 (2012) 189-222 (section numbers are the
+paper's):
 
 * :func:`optimal_k1` -- Algorithm 1, optimal (k,1)-anonymization (test oracle; O(n^k));
 * :func:`k1_expansion` -- Algorithm 2, greedy (k,1) by expansion (O(k n^2 r), numba);
 * :func:`randomized_k1` -- Algorithm 6, randomized (k,1) (bounded retries, fallback);
 * :func:`one_k_completion` -- Algorithm 3, (1,k) completion (→ (k,k) after Alg 2/6);
 * :func:`k_conceal` -- Algorithm 5, (k,k) → k-concealment, with a *correct* dynamic
-  SCC update (all newly consistent sources, spec §5.4) or full recomputation;
+  SCC update (every newly consistent record is a new source, not only the one arc that
+  §6.2.2 adds) or full recomputation;
 * :func:`p_sensitize` -- Algorithm 7 (match-based p-sensitivity);
-* :func:`l_diversify` -- its ℓ-diversity variant, repeated to a fixed point (§8.2 and spec
-  pitfall 12: one pass can break earlier rows).
+* :func:`l_diversify` -- its ℓ-diversity variant, repeated to a fixed point (§8.2; one pass
+  can break earlier rows).
 
 Every function works on boxes ``(LO, HI)`` of leaf ranks, row i generalizing record i.
 Ties are broken by the lowest index; randomized variants visit rows in random orders.
@@ -123,7 +124,7 @@ def randomized_k1(
     ``R_i`` and k-1 records drawn uniformly from its ``q`` nearest neighbours (by
     ``d({R_i, R_j})``, ties by index); a fair coin picks one of them.
 
-    Fixes of the paper's step 6 (spec pitfall 13): the redraw "until ``R̃_1 != R̃_0``" is
+    Fixes of the paper's step 6 (§7): the redraw "until ``R̃_1 != R̃_0``" is
     capped at ``max_trials``; rows still equal then use the documented fallback "a random
     generalization of ``R̃_0``": one attribute chosen uniformly among those that are not
     at the root is lifted to its parent node (``R̃_0`` is kept when it is all-root). Both
@@ -252,8 +253,8 @@ class _Concealer:
     With ``scc_update="incremental"`` the SCC labels come with a topological order of their
     condensation (``pos``), maintained by :func:`~._matching.ordered_merge` after every
     upgrade, so an update only searches the part of the graph between the component of the
-    upgraded row and the furthest new source (spec §5.4 correction: every newly consistent
-    record is a new source, not only ``R_{j*}``).
+    upgraded row and the furthest new source (a correction of §6.2.2, which adds only the arc
+    from ``R_{j*}``: every newly consistent record is a new source).
     """
 
     def __init__(self, problem: Problem, LO: np.ndarray, HI: np.ndarray, scc_update: str) -> None:
@@ -281,7 +282,7 @@ class _Concealer:
         return Q[self.comp[Q] == self.comp[i]]
 
     def upgrade(self, i: int, x: int) -> None:
-        """``R̄_i <- R_x + R̄_i`` and update the SCC labels (spec §5.4 correction)."""
+        """``R̄_i <- R_x + R̄_i`` and update the SCC labels (every newly consistent record is a new source)."""
         olo, ohi = self.LO[i].copy(), self.HI[i].copy()
         nlo, nhi = plus_box(self.X[x], olo, ohi, self.p.anc, self.p.nlo, self.p.nhi, self.p.tree)
         if (nlo == olo).all() and (nhi == ohi).all():
@@ -360,8 +361,8 @@ def k_conceal(
     ``(u_i, v_{j*})`` and ``(u_{j*}, v_i)`` then form a 2-bicycle, so ``R̄_{j*}`` becomes a
     match. Matches only grow, so earlier rows stay k-concealed and (k,k) is preserved.
 
-    ``scc_update="incremental"`` updates the SCCs with every newly consistent source (the paper's
-    single-arc update is wrong, spec pitfall 3); ``scc_update="full"`` recomputes them after
+    ``scc_update="incremental"`` updates the SCCs with every newly consistent source (the
+    single-arc update of §6.2.2 misses the others); ``scc_update="full"`` recomputes them after
     every upgrade. Both give identical outputs.
 
     Raises
@@ -375,7 +376,7 @@ def k_conceal(
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     for i in order:  # sequential by nature: each upgrade changes later rows' matches
         i = int(i)
-        Q = st.graph.neighbours(i)  # fixed while row i is processed (spec pitfall 18)
+        Q = st.graph.neighbours(i)  # fixed while row i is processed: step 8 widens only R̄_i, which R_i already matches
         if len(Q) < k:
             raise InfeasibleError(
                 f"Record {i} is consistent with only {len(Q)} generalized records (< k={k}); run Algorithm 3 first."

@@ -1,12 +1,12 @@
 """Anatomy-style output of the transparent algorithms (Xiao & Tao, "Anatomy", VLDB 2006; Xiao,
-Tao & Koudas TODS 2010 §2 and Table VI; spec §1.2, §4.4).
+Tao & Koudas TODS 2010 §2.1, Definition 1 and Table VI).
 
 Instead of generalizing each group to its MBR, anatomy publishes two tables joined by a group
 ID: a **QI table** (every tuple's exact QI values and its group ID) and a **sensitive table**
-(group ID, sensitive value). The paper's framework applies to it unchanged (§1.2: anatomy is
-an anonymization function — isomorphic groups, i.e. the same people with their sensitive
+(group ID, sensitive value). The paper's framework applies to it unchanged (§2.1, Definition 1:
+anatomy is an anonymization function — isomorphic groups, i.e. the same people with their sensitive
 values permuted, give the same two tables), so Tailor's, Ace's and Hybrid's partitions keep
-their guarantees (Theorems 1-3) when published this way, provided (spec §4.4):
+their guarantees (Theorems 1-3) when published this way, provided (``docs/design/transparency.md``, R5):
 
 * group IDs are canonical from public information: groups are numbered 1, 2, ... by their
   smallest public key (the identifier order; rows without an identifier use the secret random
