@@ -12,6 +12,7 @@ pandas, numba and scipy load only when a table, an algorithm or a checker is nee
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -34,10 +35,12 @@ __all__ = ["Dataset", "Hierarchy", "Release", "anonymize", "check", "load_adult"
 
 
 def __getattr__(name: str) -> Any:
-    try:
+    if name in _LAZY:
         module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'ktype' has no attribute {name!r}") from None
+    elif not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        module, attr = f"{__name__}.{name}", None  # a submodule (ktype.api, ktype.audit, ...), as after an eager import
+    else:
+        raise AttributeError(f"module 'ktype' has no attribute {name!r}")
     value = importlib.import_module(module)
     if attr is not None:
         value = getattr(value, attr)

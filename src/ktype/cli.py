@@ -910,7 +910,7 @@ def anatomy(
     mkdirs: MkdirsOpt = None,
 ) -> None:
     """Publish a transparent algorithm's partition as anatomy: a QI table and a sensitive table
-    joined by a group ID (Xiao, Tao & Koudas, TODS 2010, §1.2). Checked before it is written."""
+    joined by a group ID (Xiao, Tao & Koudas, TODS 2010, §2.1). Checked before it is written."""
     from ._io import check_output_path
     from .algorithms.transparent.anatomy import anatomize, anatomy_paths, write_anatomy
 

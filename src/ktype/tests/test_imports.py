@@ -47,3 +47,9 @@ def test_risk_public_names_resolve_and_suda_is_the_function():
     for name in risk.__all__:
         assert getattr(risk, name) is not None
     assert callable(risk.suda) and not isinstance(risk.suda, type(risk))
+
+
+def test_submodules_resolve_as_attributes_after_import_ktype():
+    out = subprocess.run([sys.executable, "-c", "import ktype; print(ktype.api.parse_release.__name__, ktype.audit.audit.__name__)"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["parse_release", "audit"]
