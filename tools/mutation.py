@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 EQUIVALENT = ROOT / "tools" / "mutation_equivalent.toml"
-T = "src/ktype/tests/"
+T = "tests/"
 
 # group -> (files to mutate, pytest arguments selecting its tests)
 GROUPS: dict[str, tuple[list[str], list[str]]] = {

@@ -337,7 +337,7 @@ def agglomerative_clusters(problem: Problem, k: int) -> np.ndarray:
     best so far, nor below the other cluster's current nearest distance); the closest pair
     is the top of a heap keyed by (nearest distance, cluster id). Both are exact in floating
     point, so the clustering is the one of evaluating every distance in full (the kernel
-    before #13 item 6, frozen in ``ktype/tests/_agglo_reference.py``). Ties: the lowest
+    before #13 item 6, frozen in ``tests/_agglo_reference.py``). Ties: the lowest
     cluster index.
     """
     if k > problem.n:
