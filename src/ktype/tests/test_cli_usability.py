@@ -43,3 +43,31 @@ def test_algorithms_json_lists_every_algorithm(capsys):
     mondrian = next(e for e in entries if e["name"] == "mondrian")
     assert "KAnonymity" in mondrian["models"] and mondrian["randomized"] is False
     assert mondrian["description"] and "mode" in mondrian["options"]
+
+
+def _patients(tmp_path, n: int = 60):
+    import numpy as np
+
+    r = np.random.default_rng(3)
+    p = tmp_path / "patients.csv"
+    rows = [f"{20 + int(r.integers(0, 50))},0213{int(r.integers(0, 6))},{'FM'[int(r.integers(0, 2))]},"
+            f"{['flu', 'cold', 'asthma', 'hiv'][int(r.integers(0, 4))]}" for _ in range(n)]
+    p.write_text("age,zip,sex,diagnosis\n" + "\n".join(rows) + "\n")
+    return p
+
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "flash", "kk_anonymity"])
+def test_metrics_reports_every_measure_anonymize_reports(tmp_path, capsys, algorithm):
+    src = _patients(tmp_path)
+    rel, summ = tmp_path / "r.csv", tmp_path / "r.json"
+    roles = ["--qi", "age,zip,sex", "--sensitive", "diagnosis", "-H", "zip=masking:1,2", "-H", "age=intervals:10,50"]
+    assert run(["anonymize", str(src), *roles, "--k", "4", "-a", algorithm,
+                "-O", str(rel), "--summary", str(summ)]) == EXIT_OK
+    anon = json.loads(summ.read_text())["measures"]
+    capsys.readouterr()
+    assert run(["metrics", str(rel), "--original", str(src), *roles, "--json"]) == EXIT_OK
+    got = json.loads(capsys.readouterr().out)
+    assert "non_uniform_entropy" in anon
+    assert set(anon) <= set(got)
+    for name, v in anon.items():
+        assert got[name] == pytest.approx(v, rel=1e-9, abs=1e-9), name
