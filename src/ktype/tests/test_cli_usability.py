@@ -71,3 +71,24 @@ def test_metrics_reports_every_measure_anonymize_reports(tmp_path, capsys, algor
     assert set(anon) <= set(got)
     for name, v in anon.items():
         assert got[name] == pytest.approx(v, rel=1e-9, abs=1e-9), name
+
+
+def test_date_hierarchy_on_numbers_names_the_value_plainly(tmp_path, capsys):
+    src = tmp_path / "t.csv"
+    src.write_text("age,zip\n59,02139\n30,02138\n")
+    assert run(["anonymize", str(src), "--qi", "age,zip", "-H", "age=dates", "--k", "2"]) == cli.EXIT_DATA
+    text = capsys.readouterr().err
+    assert "holds 59;" in text and "np." not in text and "line 2" in text
+
+
+def test_messages_show_numpy_scalars_as_plain_numbers():
+    import numpy as np
+
+    from ktype.data.builders import _as_dates
+    from ktype.data.types import shown
+    from ktype.exceptions import HierarchyError
+
+    assert shown(np.int64(59)) == "59" and shown(np.float64(5.5)) == "5.5" and shown("59") == "'59'"
+    with pytest.raises(HierarchyError, match=r"value 59 is not a date") as e:
+        _as_dates(np.array([59, 30]), "age")
+    assert "np." not in str(e.value)
