@@ -92,3 +92,20 @@ def test_messages_show_numpy_scalars_as_plain_numbers():
     with pytest.raises(HierarchyError, match=r"value 59 is not a date") as e:
         _as_dates(np.array([59, 30]), "age")
     assert "np." not in str(e.value)
+
+
+def test_unassigned_columns_of_a_wide_table_named_briefly(tmp_path, capsys):
+    import numpy as np
+
+    cols = ["age", "zip", "email"] + [f"c{i}" for i in range(996)]
+    r = np.random.default_rng(0)
+    body = "\n".join(",".join([str(30 + i % 5), f"0213{i % 3}", f"p{i}@example.org",
+                               *map(str, r.integers(0, 9, 996))]) for i in range(12))
+    src = tmp_path / "wide.csv"
+    src.write_text(",".join(cols) + "\n" + body + "\n")
+    assert run(["anonymize", str(src), "--qi", "age,zip", "--k", "2"]) == cli.EXIT_DATA
+    text = capsys.readouterr().err
+    assert "'c8'" in text and "'c9'" not in text and "'c995'" not in text
+    assert "… and 987 more (997 in all)" in text
+    assert "--identifier email" in text  # the identifier hint survives
+    assert len(text) < 4000
