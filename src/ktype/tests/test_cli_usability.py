@@ -109,3 +109,17 @@ def test_unassigned_columns_of_a_wide_table_named_briefly(tmp_path, capsys):
     assert "… and 987 more (997 in all)" in text
     assert "--identifier email" in text  # the identifier hint survives
     assert len(text) < 4000
+
+
+@pytest.mark.parametrize(("params", "hint"), [
+    ({"k": 5.5}, False), ({"k": 2, "p": 2.5}, False), ({"l": 2.5, "diversity": "distinct"}, True),
+])
+def test_non_integer_parameter_hint_only_for_l(params, hint):
+    """``k: 5.5`` (Python API; the CLI and config files refuse it as an integer option) must not
+    suggest entropy or frequency ℓ-diversity: that hint is for a non-integer ℓ only."""
+    from ktype.api import make_models
+    from ktype.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="needs an integer") as e:
+        make_models(**params, sensitive=["diagnosis"])
+    assert ("ℓ-diversity for a real-valued ℓ" in str(e.value)) is hint, str(e.value)
