@@ -940,13 +940,16 @@ def anatomy(
         _fail(e)
         return
     summary = {**an.provenance, "rows": ds.n, "removed_identifiers": ds.identifiers, "verified": True,
-               "qi_table": str(paths[0]), "sensitive_table": str(paths[1])}
+               "qi_table": str(paths[0]), "sensitive_table": str(paths[1]), "warnings": an.warnings()}
+    for w in summary["warnings"]:
+        err.print(f"[bold yellow]{w}[/]")
     if as_json:
         print(json.dumps(summary, indent=2, default=str))
         return
     tab = Table(title=f"ktype anatomy — {an.provenance['algorithm']}", show_header=False)
     for key, val in summary.items():
-        tab.add_row(str(key), ", ".join(val) if isinstance(val, list) else str(val))
+        if key != "warnings":  # printed above, on stderr
+            tab.add_row(str(key), ", ".join(val) if isinstance(val, list) else str(val))
     out.print(tab)
 
 

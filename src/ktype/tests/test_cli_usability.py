@@ -123,3 +123,20 @@ def test_non_integer_parameter_hint_only_for_l(params, hint):
     with pytest.raises(InvalidParameterError, match="needs an integer") as e:
         make_models(**params, sensitive=["diagnosis"])
     assert ("ℓ-diversity for a real-valued ℓ" in str(e.value)) is hint, str(e.value)
+
+
+@pytest.mark.parametrize("seed", [None, "7"])
+def test_anatomy_with_a_seed_warns_like_anonymize(tmp_path, capsys, seed):
+    from ktype._validation import REPRODUCIBLE_WARNING
+
+    src = _patients(tmp_path, 40)
+    rng = ["--rng", seed] if seed else []
+    assert run(["anatomy", str(src), "--qi", "age,zip,sex", "--sensitive", "diagnosis", "--l", "2",
+                "-O", str(tmp_path / "a"), "--json", *rng]) == EXIT_OK
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    said = "reproduce the release" in captured.err
+    assert said is bool(seed) and (summary["warnings"] == [REPRODUCIBLE_WARNING]) is bool(seed)
+    assert run(["anonymize", str(src), "--qi", "age,zip,sex", "--sensitive", "diagnosis", "--l", "2",
+                "-a", "hybrid", *rng]) == EXIT_OK
+    assert ("reproduce the release" in capsys.readouterr().err) is said  # the same warning as anonymize
