@@ -740,7 +740,10 @@ def risk(
         if release_mode:
             ds, subject, cfg = _check_like(orig, Path(data_path), ds_name, qi, sensitive, identifier, hierarchy, config, sep,
                                            bool(_pick(local, cfg, "local", False)), insensitive=insensitive)
-            hints_frame = ds.data
+            from .release import read_release
+
+            # hints are about what is published: a column released as '*' needs no advice
+            hints_frame, _meta = read_release(Path(data_path), sep=_pick(sep, cfg, "sep"))
         else:
             in_path = Path(data_path) if data_path is not None else None
             if in_path is not None and not qi_l:

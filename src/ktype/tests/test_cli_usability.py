@@ -140,3 +140,42 @@ def test_anatomy_with_a_seed_warns_like_anonymize(tmp_path, capsys, seed):
     assert run(["anonymize", str(src), "--qi", "age,zip,sex", "--sensitive", "diagnosis", "--l", "2",
                 "-a", "hybrid", *rng]) == EXIT_OK
     assert ("reproduce the release" in capsys.readouterr().err) is said  # the same warning as anonymize
+
+
+def test_risk_of_a_release_hints_about_the_published_table(tmp_path, capsys):
+    import numpy as np
+
+    r = np.random.default_rng(1)
+    src = tmp_path / "adm.csv"
+    rows = [f"{30 + i % 4},{'MF'[i % 2]},2022-{1 + int(r.integers(0, 12)):02d}-{1 + int(r.integers(0, 28)):02d}"
+            for i in range(40)]
+    src.write_text("age,sex,admission\n" + "\n".join(rows) + "\n")
+    roles = ["--qi", "age,sex,admission"]
+    capsys.readouterr()
+    assert run(["risk", str(src), *roles, "--json"]) == EXIT_OK
+    before = json.loads(capsys.readouterr().out)
+    assert any(h["column"] == "admission" for h in before["identifier_hints"])  # the input: a hint
+    rel = tmp_path / "r.csv"
+    assert run(["anonymize", str(src), *roles, "-H", "admission=dates", "-H", "age=flat", "--k", "20", "-a", "flash",
+                "-O", str(rel)]) == EXIT_OK
+    import pandas as pd
+
+    published = set(pd.read_csv(rel, dtype=str)["admission"])
+    assert published and not any(len(v) == 10 for v in published), published  # no exact date is released
+    capsys.readouterr()
+    assert run(["risk", str(rel), "--original", str(src), *roles, "-H", "admission=dates", "-H", "age=flat", "--json"]) == EXIT_OK
+    after = json.loads(capsys.readouterr().out)
+    assert not any(h["column"] == "admission" for h in after["identifier_hints"]), after["identifier_hints"]
+
+
+def test_date_name_hint_only_while_a_day_level_date_remains():
+    import pandas as pd
+
+    from ktype.risk import identifier_hints
+
+    def cols(v):
+        return sorted({h.column for h in identifier_hints(pd.DataFrame({"admission": v}))})
+
+    assert cols(["2022-01-13", "2022-03-02"]) == ["admission"]
+    assert cols(["[2022-01-13..2022-03-21]"] * 2) == ["admission"]
+    assert cols(["2022", "*"]) == [] and cols(["*", "*"]) == []
