@@ -408,13 +408,18 @@ def test_compute_skips_and_reports():
 
 def test_published_release_without_source():
     """A release read back from a file has no link to input rows: measures needing the
-    original records are unavailable, and compute() skips them."""
+    original records are unavailable, and compute() skips them; non_uniform_entropy needs
+    no link (each record's -log2 N_j(value) is paid once whatever row it went to), so it is
+    the linked value, in any row order."""
     ds, rel = _freeform()
     pub = Release(ds, rel.lo, rel.hi, rel.suppressed, source=None, recoding="freeform")
-    with pytest.raises(MeasureUnavailable, match="read from a published file"):
-        M.non_uniform_entropy(pub)
+    assert M.non_uniform_entropy(pub) == pytest.approx(M.non_uniform_entropy(rel))
+    assert M.non_uniform_entropy(pub, normalize=True) == pytest.approx(M.non_uniform_entropy(rel, normalize=True))
+    order = np.random.default_rng(0).permutation(rel.n)
+    shuffled = Release(ds, rel.lo[order], rel.hi[order], rel.suppressed[order], source=None, recoding="freeform")
+    assert M.non_uniform_entropy(shuffled) == pytest.approx(M.non_uniform_entropy(rel))
     res = M.compute(pub, ["gcp", "non_uniform_entropy", "kl_divergence", "perimeter"], tight=True)
-    assert set(res.skipped) == {"non_uniform_entropy", "perimeter"}
+    assert set(res.skipped) == {"perimeter"}
     assert res["gcp"] == pytest.approx(M.gcp(rel)) and res["kl_divergence"] == pytest.approx(M.kl_divergence(rel))
 
 

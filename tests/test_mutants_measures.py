@@ -220,5 +220,5 @@ def test_entropy_measures_on_one_cell_and_without_source():
     assert MEASURES["monotone_entropy"](one) > 0.0
     import dataclasses
 
-    with pytest.raises(MeasureUnavailable, match="^non_uniform_entropy needs the original records"):
-        MEASURES["non_uniform_entropy"](dataclasses.replace(one, source=None))
+    with pytest.raises(MeasureUnavailable, match="^non_uniform_entropy needs every record published or suppressed"):
+        MEASURES["non_uniform_entropy"](dataclasses.replace(one, source=None))  # 1 row for 2 records

@@ -142,9 +142,10 @@ def _finite(name: str, value: Any) -> float:
 def _integer(name: str, value: Any, what: str) -> int:
     v = _finite(name, value)
     if not v.is_integer():
+        # only ℓ has real-valued variants; k and p are counts of records or values
+        alt = ", or use entropy or frequency ℓ-diversity for a real-valued ℓ" if name == "l" else ""
         raise InvalidParameterError(
-            f"{what} needs an integer {name}; got {name}={value!r}. It is not rounded: give an integer, "
-            "or use entropy or frequency ℓ-diversity for a real-valued ℓ."
+            f"{what} needs an integer {name}; got {name}={value!r}. It is not rounded: give an integer{alt}."
         )
     return int(v)
 

@@ -742,7 +742,10 @@ def risk(
         if release_mode:
             ds, subject, cfg = _check_like(orig, Path(data_path), ds_name, qi, sensitive, identifier, hierarchy, config, sep,
                                            bool(_pick(local, cfg, "local", False)), insensitive=insensitive)
-            hints_frame = ds.data
+            from .release import read_release
+
+            # hints are about what is published: a column released as '*' needs no advice
+            hints_frame, _meta = read_release(Path(data_path), sep=_pick(sep, cfg, "sep"))
         else:
             in_path = Path(data_path) if data_path is not None else None
             if in_path is not None and not qi_l:
@@ -942,13 +945,16 @@ def anatomy(
         _fail(e)
         return
     summary = {**an.provenance, "rows": ds.n, "removed_identifiers": ds.identifiers, "verified": True,
-               "qi_table": str(paths[0]), "sensitive_table": str(paths[1])}
+               "qi_table": str(paths[0]), "sensitive_table": str(paths[1]), "warnings": an.warnings()}
+    for w in summary["warnings"]:
+        err.print(f"[bold yellow]{w}[/]")
     if as_json:
         print(json.dumps(summary, indent=2, default=str))
         return
     tab = Table(title=f"ktype anatomy — {an.provenance['algorithm']}", show_header=False)
     for key, val in summary.items():
-        tab.add_row(str(key), ", ".join(val) if isinstance(val, list) else str(val))
+        if key != "warnings":  # printed above, on stderr
+            tab.add_row(str(key), ", ".join(val) if isinstance(val, list) else str(val))
     out.print(tab)
 
 
@@ -1004,17 +1010,51 @@ def datasets() -> None:
     out.print(tab)
 
 
+def _algorithm_entry(a: Any) -> dict[str, Any]:
+    """One registered algorithm as plain data (``ktype algorithms --json`` / ``--verbose``)."""
+    return {"name": a.name, "recoding": a.recoding, "models": [m.__name__ for m in a.models],
+            "optimal": bool(a.optimal), "randomized": bool(a.randomized),
+            "options": {kx: v for kx, v in a.options.items()}, "description": a.description,
+            "reference": a.reference}
+
+
 @app.command()
-def algorithms() -> None:
-    """List the registered algorithms and their capabilities."""
+def algorithms(
+    as_json: Annotated[bool, typer.Option("--json", help="Print every algorithm's capabilities, options and description as JSON.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print each algorithm's options, description and reference.")] = False,
+) -> None:
+    """List the registered algorithms and their capabilities.
+
+    The table (name, recoding, models, randomized) fits 80 columns without cutting a name;
+    --verbose adds each algorithm's options, description and reference, --json all of it."""
+    from rich.markup import escape
+
     from .algorithms import all_algorithms
 
-    tab = Table(title="algorithms")
-    for col in ("name", "recoding", "models", "optimal", "randomized", "options", "description"):
-        tab.add_column(col)
-    for a in all_algorithms():
-        tab.add_row(a.name, a.recoding, ", ".join(m.__name__ for m in a.models), "yes" if a.optimal else "no",
-                    "yes" if a.randomized else "no", ", ".join(f"{kx}={v!r}" for kx, v in a.options.items()), a.description)
+    entries = [_algorithm_entry(a) for a in all_algorithms()]
+    if as_json:
+        print(json.dumps(entries, indent=2, default=repr))
+        return
+    if verbose:
+        for e in entries:
+            out.print(f"[bold]{escape(e['name'])}[/] ({e['recoding']}; {'optimal, ' if e['optimal'] else ''}"
+                      f"{'randomized' if e['randomized'] else 'deterministic'})")
+            out.print(f"  models: {', '.join(e['models'])}")
+            if e["options"]:
+                out.print("  options: " + escape(", ".join(f"{kx}={v!r}" for kx, v in e["options"].items())))
+            if e["description"]:
+                out.print(f"  {escape(e['description'])}")
+            if e["reference"]:
+                out.print(f"  reference: {escape(e['reference'])}")
+        return
+    name_w = max(len(e["name"]) for e in entries)
+    tab = Table(title="algorithms (--verbose: options and descriptions; --json: everything)")
+    tab.add_column("name", no_wrap=True, min_width=name_w)
+    tab.add_column("recoding", no_wrap=True)
+    tab.add_column("models", overflow="fold")
+    tab.add_column("randomized", no_wrap=True)
+    for e in entries:
+        tab.add_row(e["name"], e["recoding"], ", ".join(e["models"]), "yes" if e["randomized"] else "no")
     out.print(tab)
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 from .._validation import unknown_name
 from ..exceptions import HierarchyError
 from .hierarchy import MISSING_LABEL, SUPPRESSED_LABEL, Hierarchy, _all_numeric, _sorted_unique, value_keys
-from .types import _textual
+from .types import _textual, shown
 
 __all__ = [
     "from_table", "from_arx_csv", "flat", "ordered", "intervals", "masking", "from_subsets", "dates",
@@ -58,7 +58,7 @@ def from_table(table: pd.DataFrame | Sequence[Sequence], name: str = "attribute"
     if dup_rows.any():
         warnings.warn(
             f"Hierarchy for {name!r}: dropped {int(dup_rows.sum())} exact duplicate row(s) "
-            f"(e.g. value {df[dup_rows].iloc[0, 0]!r}).",
+            f"(e.g. value {shown(df[dup_rows].iloc[0, 0])}).",
             stacklevel=2,
         )
         df = df[~dup_rows]
@@ -355,7 +355,7 @@ def _as_dates(values: Iterable, name: str) -> pd.Series:
         out = pd.to_datetime(ser.astype(str).str.strip(), format="%Y-%m-%d", errors="coerce")
         bad = out.isna() & ser.notna()
         if bad.any():
-            raise HierarchyError(f"Date hierarchy for {name!r}: value {ser[bad].iloc[0]!r} is not a date (YYYY-MM-DD).")
+            raise HierarchyError(f"Date hierarchy for {name!r}: value {shown(ser[bad].iloc[0])} is not a date (YYYY-MM-DD).")
     if out.isna().any():
         raise HierarchyError("Cannot build a hierarchy over missing values; clean the column first.")
     return out.dt.normalize()

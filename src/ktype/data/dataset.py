@@ -411,9 +411,19 @@ def _is_date_spec(spec: Any) -> bool:
     return isinstance(spec, str) and (spec == "dates" or spec.startswith("dates:"))
 
 
+#: how many unassigned columns the error names
+MAX_NAMED = 10
+
+
 def unassigned_message(columns: Sequence[str]) -> str:
-    """The error for input columns that have no role (they would be published unprotected)."""
-    listing = ", ".join(map(repr, columns))
+    """The error for input columns that have no role (they would be published unprotected).
+
+    Names at most :data:`MAX_NAMED` columns and says how many more (a 996-column table must not
+    bury the advice); ``UnassignedColumnsError.columns`` keeps them all.
+    """
+    listing = ", ".join(map(repr, columns[:MAX_NAMED]))
+    if len(columns) > MAX_NAMED:
+        listing += f" … and {len(columns) - MAX_NAMED} more ({len(columns)} in all)"
     return (
         f"Column(s) {listing} have no role, so ktype does not know whether it may publish them. Give every "
         "column a role: identifier (removed from the release), quasi-identifier (generalized), sensitive "

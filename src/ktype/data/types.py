@@ -72,6 +72,13 @@ def normalize_types(types: Mapping[str, str] | Iterable[str] | str | None) -> di
     return out
 
 
+def shown(value: object) -> str:
+    """A data value as a message shows it: ``59`` or ``'abc'``, never ``np.int64(59)``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
 def where(i: int, first_line: int | np.ndarray | None) -> str:
     """``line 7`` of a file (1-based) or ``row 5`` of a DataFrame (0-based position).
 
@@ -148,12 +155,12 @@ def convert_column(s: pd.Series, kind: str, column: str, first_line: int | np.nd
             bad = num.isna() & ~missing
             if bad.any():
                 i = int(np.flatnonzero(bad.to_numpy())[0])
-                raise DataError(f"Column {column!r} is declared {kind} but {where(i, first_line)} holds {s.iloc[i]!r}; fix the value or declare the column text.")
+                raise DataError(f"Column {column!r} is declared {kind} but {where(i, first_line)} holds {shown(s.iloc[i])}; fix the value or declare the column text.")
         if kind == "int":
             frac = (num[~missing] % 1) != 0
             if frac.any():
                 i = int(np.flatnonzero((~missing).to_numpy())[int(np.flatnonzero(frac.to_numpy())[0])])
-                raise DataError(f"Column {column!r} is declared int but {where(i, first_line)} holds {s.iloc[i]!r}; declare it float.")
+                raise DataError(f"Column {column!r} is declared int but {where(i, first_line)} holds {shown(s.iloc[i])}; declare it float.")
             return num.astype("Int64") if missing.any() else num.astype("int64")
         return num.astype(float)
     if kind == "date":
@@ -165,7 +172,7 @@ def convert_column(s: pd.Series, kind: str, column: str, first_line: int | np.nd
         bad = (parsed.isna() & ~missing) | ~ok
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise DataError(f"Column {column!r} is declared date but {where(i, first_line)} holds {s.iloc[i]!r}; write dates as YYYY-MM-DD.")
+            raise DataError(f"Column {column!r} is declared date but {where(i, first_line)} holds {shown(s.iloc[i])}; write dates as YYYY-MM-DD.")
         return parsed
     raise DataError(f"Unknown type {kind!r} for column {column!r}; use text, int, float or date.")
 

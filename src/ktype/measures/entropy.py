@@ -14,7 +14,7 @@ import numpy as np
 from ..data.dataset import Dataset
 from ..exceptions import InvalidParameterError
 from ..release import Release
-from ._base import check_cells, column_stats, measure, require_source
+from ._base import MeasureUnavailable, check_cells, column_stats, measure, require_source
 
 __all__ = [
     "entropy",
@@ -91,6 +91,25 @@ def non_uniform_entropy_cells(dataset: Dataset, lo: np.ndarray, hi: np.ndarray, 
     out = np.where(pos, np.log2(np.where(pos, N, 1.0)) - np.log2(np.where(pos, Na, 1.0)), 0.0)
     out[lo == hi] = 0.0
     return np.maximum(out, 0.0)
+
+
+def _non_uniform_entropy_unlinked(release: Release, normalize: bool) -> float:
+    """Π_ne of a release without its row-to-record link (see :func:`non_uniform_entropy`)."""
+    ds = release.dataset
+    if release.n != ds.n:
+        raise MeasureUnavailable(
+            f"non_uniform_entropy needs every record published or suppressed ({release.n} rows for {ds.n} records)."
+        )
+    lo, hi = check_cells(ds, release.lo, release.hi)
+    st = column_stats(ds)
+    N, _ = _interval_stats(ds, lo, hi)
+    if (N <= 0).any():
+        raise MeasureUnavailable("non_uniform_entropy: a published cell holds no value of the original.")
+    paid = sum(float(np.log2(st.counts[j][np.asarray(ds.X)[:, j]].astype(np.float64)).sum()) for j in range(ds.r))
+    total = max(float(np.log2(N).sum()) - paid, 0.0)
+    if lo.size == 0:
+        return 0.0
+    return total / lo.size if normalize else total
 
 
 def _total(cells: np.ndarray, normalize: bool) -> float:
@@ -177,7 +196,13 @@ def non_uniform_entropy(release: Release, *, normalize: bool = False) -> float:
     pairwise equal or disjoint, e.g. under full-domain recoding (Lemma 4.13).
 
     Suppressed records are charged as fully generalized: ``log2(n / N_j(value))``
-    per cell. Needs the link to the input rows (``release.source``).
+    per cell. With the link to the input rows (``release.source``) the sum is taken cell by
+    cell. A release read back from a published file has no such link, but the sum does not
+    need it: every record's ``−log2 N_j(value)`` is paid exactly once, whichever published
+    row (or suppression) it went to, so
+    ``Π_ne = Σ_i Σ_j log2 N_j(R̄_i(j)) − Σ_records Σ_j log2 N_j(value)`` under every
+    matching of the original records to the rows (what ``ktype check`` audits); so
+    ``ktype metrics`` reports the value ``ktype anonymize`` reported for the same release.
 
     Parameters
     ----------
@@ -187,6 +212,8 @@ def non_uniform_entropy(release: Release, *, normalize: bool = False) -> float:
         False: the paper's sum over all ``n·r`` cells. True: the average ``1/(n·r)`` of
         that sum, as the k-concealment paper uses EM (its §4.1, Eq. 2).
     """
+    if release.source is None:
+        return _non_uniform_entropy_unlinked(release, normalize)
     src = require_source(release, "non_uniform_entropy")
     x = release.dataset.X[src]
     return _total(non_uniform_entropy_cells(release.dataset, release.lo, release.hi, x), normalize)

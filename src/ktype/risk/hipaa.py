@@ -93,6 +93,10 @@ def _tokens(name: str) -> set[str]:
     return set(parts) | {"".join(parts)}
 
 
+#: a day-level date as written in a table or a released label (2022-01-13, 13/01/2022, 1/13/22)
+_DAY_DATE = r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
+
+
 def identifier_hints(df: pd.DataFrame, *, sample: int = 1000, min_share: float = 0.8) -> list[IdentifierHint]:
     """Columns of ``df`` that look like HIPAA Safe Harbor direct identifiers.
 
@@ -132,6 +136,9 @@ def identifier_hints(df: pd.DataFrame, *, sample: int = 1000, min_share: float =
             if hit is not None:
                 if cat == "a ZIP code" and len(vals) and _max_digits(vals.iloc[:sample]) <= 3:
                     break  # already generalized to at most three digits: allowed by Safe Harbor
+                if cat == "an exact date" and len(vals) and not pd.api.types.is_datetime64_any_dtype(s) \
+                        and not vals.iloc[:sample].astype(str).str.contains(_DAY_DATE).any():
+                    break  # no day-level date left (a year, '*'): allowed by Safe Harbor
                 hints.append(IdentifierHint(name, cat, "name", f"column name contains {hit!r}"))
                 break
         if pd.api.types.is_datetime64_any_dtype(s):

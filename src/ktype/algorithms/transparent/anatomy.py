@@ -52,6 +52,14 @@ class Anatomy:
     sensitive: pd.DataFrame
     provenance: dict[str, Any] = field(default_factory=dict)
 
+    def warnings(self) -> list[str]:
+        """What a person publishing these tables must know: a caller-fixed seed makes them
+        reproducible by anyone holding it (the same warning as :meth:`Release.warnings`)."""
+        from ..._validation import RANDOMNESS_CALLER_GENERATOR, RANDOMNESS_CALLER_SEED, REPRODUCIBLE_WARNING
+
+        how = self.provenance.get("randomness")
+        return [REPRODUCIBLE_WARNING] if how in (RANDOMNESS_CALLER_SEED, RANDOMNESS_CALLER_GENERATOR) else []
+
     @property
     def sensitive_column(self) -> str:
         cols = [c for c in self.sensitive.columns if c != GROUP]
