@@ -207,6 +207,18 @@ def run_seed_spread(cfg: dict, out: Path, seeds: int, workloads: int) -> None:
                 del rel
 
 
+#: 1-minute load at or below which a timing counts as idle: the measuring process itself adds ~1
+#: on this 2-core machine, so anything up to 1.5 means no other job was running
+IDLE_LOAD = 1.5
+
+
+def _idle_words(load: pd.Series, short: bool = False) -> str:
+    if float(load.max()) <= IDLE_LOAD:
+        return "idle" if short else ("the machine was **idle** apart from the measurement itself (its own process "
+                                     f"makes the load ~1 on {os.cpu_count()} cores)")
+    return "not idle" if short else "the machine was **not idle**, so the times are inflated alike at every ℓ"
+
+
 def run_fig15_repeats(cfg: dict, out: Path, repeats: int) -> None:
     """Fig. 15 again, ``repeats`` times per point (OCC draw 0, base n), each with its load;
     appended to ``fig15_repeats.jsonl``. The repeats interleave ℓ and methods, so a change of
@@ -542,8 +554,7 @@ def summarize(f11, f12, f13, f14, f15, cfg, out: Path, data_note: str, draws: di
         ls = sorted(reps["l"].unique())
         L.append(f"   Re-measured {int(g.size().min())}× per point, repeats interleaved over ℓ and methods "
                  f"(`fig15_repeats.jsonl`), at load {reps['load'].min():.1f}-{reps['load'].max():.1f} (median "
-                 f"{reps['load'].median():.1f}): the machine was **not idle**, so the times are inflated alike at "
-                 "every ℓ. Median CPU s [min, max] per ℓ:")
+                 f"{reps['load'].median():.1f}): " + _idle_words(reps["load"]) + ". Median CPU s [min, max] per ℓ:")
         for m in med.index:
             L.append(f"  - **{m}**: " + ", ".join(f"ℓ={l_} {med.loc[m, l_]:.2f} [{lo.loc[m, l_]:.2f}, {hi.loc[m, l_]:.2f}]" for l_ in ls)
                      + f"; ℓ = {ls[0]} → {ls[-1]}: {100 * (med.loc[m, ls[-1]] / med.loc[m, ls[0]] - 1):+.0f}%.")
@@ -768,7 +779,7 @@ def main(argv: list[str] | None = None) -> int:
     note15 = ""
     if len(reps):
         note15 = (f"Lines: median of {int(reps.groupby(['method', 'l']).size().min())} repeats (bars: min-max) at load "
-                  f"{reps['load'].min():.1f}-{reps['load'].max():.1f}, not idle. Hollow: the main run's single timings "
+                  f"{reps['load'].min():.1f}-{reps['load'].max():.1f} ({_idle_words(reps['load'], short=True)}). Hollow: the main run's single timings "
                   "(ℓ = 8 at load < 1, the other ℓ at load 10-13).")
     plot(f15, "l", "cpu_seconds", out / "fig15_time_vs_l.png", f"Fig. 15: CPU time vs ℓ (OCC, n = {n:,})", by_dataset=False,
          repeats=reps if len(reps) else None, note=note15)
