@@ -420,3 +420,25 @@ def test_sufficient_condition_needs_a_proved_algorithm():
     rel.provenance.pop("algorithm")
     res = TransparentLDiversity(2, method="sufficient").check(rel)
     assert not res.satisfied and "algorithm" in res.summary["basis"]
+
+
+@pytest.mark.parametrize("algorithm", ["tailor", "ace", "hybrid"])
+def test_an_identifier_with_empty_cells_is_removed_not_a_crash(algorithm, tmp_path):
+    """Issue #24: an empty cell in an identifier column (removed anyway) made the canonical order
+    fail ('pack_keys needs non-negative integers'); missing identifiers now sort last."""
+    rng = np.random.default_rng(0)
+    n = 60
+    df = pd.DataFrame({"name": [f"p{i}" for i in range(n)], "age": rng.integers(20, 60, n),
+                       "zip": [f"9414{i % 5}" for i in range(n)], "disease": rng.choice(["flu", "hiv", "cold", "cancer"], n)})
+    df.loc[[3, 17], "name"] = None
+    kw = dict(quasi_identifiers=["age", "zip"], sensitive="disease", identifiers=["name"],
+              hierarchies={"zip": {"masking": [1, 2]}, "age": "ordered"}, l=2, algorithm=algorithm, rng=1)
+    rel = ktype.anonymize(df, **kw)  # verified before it is returned
+    assert rel.n == n and "name" not in rel.to_pandas().columns
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    from ktype.cli import run
+
+    assert run(["anatomy", str(src), "--qi", "age,zip", "--sensitive", "disease", "--identifier", "name",
+                "-H", "zip=masking:1,2", "-H", "age=ordered", "--l", "2", "-a", algorithm, "-O", str(tmp_path / "rel"),
+                "--rng", "1"]) == 0

@@ -36,13 +36,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..._grouping import group_rows, lexsort_rows
 from ...data.dataset import Dataset
 from ...exceptions import InfeasibleError
 from ...models._base import PrivacyModel
-from ...release import Release
+from ...release import Release, _sort_codes
 from .._registry import register
 from . import _kernels as K
 
@@ -84,7 +83,8 @@ class Prepared:
         tie = np.empty(n, dtype=np.int64)
         tie[canon] = rng.permutation(n)
         if dataset.identifiers:
-            idcols = [pd.factorize(dataset.data[c], sort=True)[0].astype(np.int64) for c in dataset.identifiers]
+            # an identifier may have empty cells (it is removed anyway): missing values sort last
+            idcols = [_sort_codes(dataset.data[c].to_numpy()).astype(np.int64) for c in dataset.identifiers]
             order = lexsort_rows(idcols + [tie])
         else:
             order = np.argsort(tie, kind="stable")
@@ -140,7 +140,7 @@ def perimeter_coordinates(dataset: Dataset, X: np.ndarray) -> tuple[np.ndarray, 
 def _canonical_order(dataset: Dataset, s: np.ndarray) -> np.ndarray:
     cols = [dataset.X[:, j] for j in range(dataset.r)] + [s]
     for c in dataset.identifiers + dataset.insensitive:
-        cols.append(pd.factorize(dataset.data[c].astype(str), sort=True)[0].astype(np.int64))
+        cols.append(_sort_codes(dataset.data[c].astype(str).to_numpy()).astype(np.int64))
     return lexsort_rows(cols)
 
 
