@@ -366,3 +366,22 @@ def test_python_save_refuses_links_and_unknown_extensions(tmp_path):
 def test_star_is_reserved_for_suppression():
     with pytest.raises(HierarchyError, match=r"value '\*' \(position 1\), which ktype reserves"):
         Dataset(pd.DataFrame({"g": ["a", "*", "b"]}), quasi_identifiers=["g"])
+
+
+def test_check_applies_missing_when_roles_come_from_the_metadata(tmp_path):
+    """Issue #24: `ktype check` ignored --missing when the roles came from the release's metadata,
+    so a release made with --missing could not be audited without repeating every role."""
+    from ktype.cli import run
+
+    rng = np.random.default_rng(4)
+    n = 80
+    df = pd.DataFrame({"age": rng.integers(20, 70, n).astype(str), "zip": [f"9414{i % 4}" for i in range(n)],
+                       "disease": rng.choice(["flu", "cold"], n)})
+    df.loc[[2, 9, 30], "age"] = ""
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    out = tmp_path / "rel.csv"
+    assert run(["anonymize", str(src), "--qi", "age,zip", "--sensitive", "disease", "--missing", "age=category",
+                "--k", "4", "-O", str(out)]) == 0
+    assert run(["check", str(out), "--original", str(src), "--missing", "age=category"]) == 0
+    assert run(["check", str(out), "--original", str(src)]) == 1  # without the policy the original cannot be matched: a failed check

@@ -429,6 +429,7 @@ def audit(
     metadata: Mapping[str, Any] | None = None,
     sep: str | None = None,
     csv_escape: bool | None = None,
+    missing: Mapping[str, str] | str | None = None,
 ) -> AuditReport:
     """Audit a published release against its original (module docstring), then check models.
 
@@ -446,6 +447,9 @@ def audit(
         ``"local"``, ``"multidimensional"``, ``"full-domain"`` or ``"freeform"``; overrides
         the metadata. Needed for scope-dependent models (ℓ-diversity, p-sensitivity,
         t-closeness with ``scope="auto"``) when the release has no metadata.
+    missing : str or mapping, optional
+        The missing-value policy the original was anonymized with (``Dataset``'s ``missing``),
+        applied whichever way the roles were given.
     """
     meta: Mapping[str, Any] | None = metadata
     if isinstance(release, (str, Path)):
@@ -466,7 +470,7 @@ def audit(
             return AuditReport([no_claim], [], {"metadata": False})
     try:
         ds, untrusted = _dataset(original, published, meta, quasi_identifiers, sensitive, identifiers, insensitive,
-                                 hierarchies)
+                                 hierarchies, missing)
     except DataError as e:
         if quasi_identifiers is not None or isinstance(original, Dataset) or meta is None:
             raise  # the auditor's own roles do not fit the original: a usage error
@@ -577,7 +581,8 @@ def audit(
 
 def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Mapping[str, Any] | None,
              quasi_identifiers: Sequence[str] | None, sensitive: Sequence[str] | str, identifiers: Sequence[str],
-             insensitive: Sequence[str], hierarchies: Mapping[str, Any] | None) -> tuple[Dataset, dict[str, str]]:
+             insensitive: Sequence[str], hierarchies: Mapping[str, Any] | None,
+             missing: Mapping[str, str] | str | None = None) -> tuple[Dataset, dict[str, str]]:
     """The original as a Dataset, and the roles taken from the (untrusted) release metadata.
 
     Roles the auditor gives are authoritative: a :class:`Dataset`, or ``quasi_identifiers``
@@ -595,7 +600,7 @@ def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Ma
     sens = [sensitive] if isinstance(sensitive, str) else list(sensitive)
     if quasi_identifiers is not None:
         return Dataset(original, quasi_identifiers=quasi_identifiers, sensitive=sens, identifiers=identifiers,
-                       insensitive=insensitive, hierarchies=hierarchies), {}
+                       insensitive=insensitive, hierarchies=hierarchies, missing=missing), {}
     if meta is None:
         raise InvalidParameterError("Name the quasi-identifiers (quasi_identifiers=[...] / --qi): the release has no "
                                     "metadata giving the roles.")
@@ -614,7 +619,7 @@ def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Ma
     named = [c for c in cols if role.get(c) in ("sensitive", "insensitive")]
     ds = Dataset(original, quasi_identifiers=qis, sensitive=[c for c in named if role[c] == "sensitive"],
                  identifiers=[c for c in cols if c not in qis and c not in named],
-                 insensitive=[c for c in named if role[c] == "insensitive"], hierarchies=hierarchies)
+                 insensitive=[c for c in named if role[c] == "insensitive"], hierarchies=hierarchies, missing=missing)
     return ds, untrusted
 
 

@@ -626,7 +626,8 @@ def check(
             orig = read_table(Path(orig_path), sep=sep_v, types=rd["types"], na_values=rd["na_values"])
         report = audit(orig, released, models, quasi_identifiers=qi_l or None, sensitive=sens_l, identifiers=ids_l,
                        insensitive=ins_l, hierarchies=hier, recoding=rec, sep=sep_v,
-                       csv_escape=_pick(csv_escape, cfg, "csv_escape", None))
+                       csv_escape=_pick(csv_escape, cfg, "csv_escape", None),
+                       missing=_reading(types, na_values, missing, cfg)["missing"])
         if models is None and not report.results and not report.findings:
             raise KtypeError("Say what to check: --model NAME with its parameters (e.g. --model k-anonymity --k 5), "
                              "or just --k 5 / --l 2 / --t 0.2.")
