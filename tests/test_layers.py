@@ -20,7 +20,8 @@ LAYERS: dict[str, int] = {
     "_validation": 0,
     "_grouping": 0,
     "_compile": 0,  # numba compile-time accounting (numba only)
-    "_jit": 0,  # numba njit with the process-safe kernel cache (numba only)
+    "_jit": 0,
+    "_lazy": 0,  # PEP 562 lazy package attributes (standard library only)  # numba njit with the process-safe kernel cache (numba only)
     "_matching": 0,  # maximum bipartite matching (numba, scipy.sparse only)
     "_io": 0,
     "__version__": 0,  # "from . import __version__": package metadata

@@ -11,9 +11,9 @@ pandas, numba and scipy load only when a table, an algorithm or a checker is nee
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import attach
 
 __version__ = "0.1.0"
 
@@ -34,22 +34,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 __all__ = ["Dataset", "Hierarchy", "Release", "anonymize", "check", "load_adult", "algorithms", "exceptions", "measures", "models", "__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        module, attr = _LAZY[name]
-    elif not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        module, attr = f"{__name__}.{name}", None  # a submodule (ktype.api, ktype.audit, ...), as after an eager import
-    else:
-        raise AttributeError(f"module 'ktype' has no attribute {name!r}")
-    value = importlib.import_module(module)
-    if attr is not None:
-        value = getattr(value, attr)
-    globals()[name] = value  # later look-ups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = attach(__name__, _LAZY, __all__, submodules=True)
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports this module defers

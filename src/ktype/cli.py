@@ -656,7 +656,7 @@ def check(
         if report.findings and any(r.satisfied for r in report.results):
             out.print(f"[red]FAIL[/] the release fails its audit ({len(report.findings)} finding(s) above): a model "
                       "verdict on it proves nothing.")
-    raise typer.Exit(0 if report.passed else 1)
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
 
 
 @app.command()
@@ -892,7 +892,7 @@ def attack(
         else:
             verdict = "[green]attack fails: risk ≤ 1/ℓ for everyone[/]"
         out.print(f"{verdict}; {rep.positive_instances} of {rep.candidates} candidate instances can yield this release")
-    raise typer.Exit(1 if rep.succeeded or not rep.consistent else 0)
+    raise typer.Exit(EXIT_VIOLATION if rep.succeeded or not rep.consistent else EXIT_OK)
 
 
 @app.command()
@@ -995,7 +995,7 @@ def check_anatomy_cmd(
         out.print(f"{mark} {res.model}: {res.summary}")
         for why in res.summary.get("reasons", []):
             out.print(f"[red]FAIL[/] {why}")
-    raise typer.Exit(0 if res.satisfied else 1)
+    raise typer.Exit(EXIT_OK if res.satisfied else EXIT_VIOLATION)
 
 
 @app.command()

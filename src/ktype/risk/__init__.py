@@ -23,30 +23,31 @@ Public API (``__all__``):
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
 
 # ``suda`` is both a submodule and its function: imported eagerly so that the package
 # attribute is the function (a lazy name would be shadowed by the submodule once imported)
 from .suda import MAX_SUDA_SIZE, SudaResult, suda
 
 #: public name -> submodule (imported on first use: scipy.stats loads only for population uniqueness)
-_LAZY: dict[str, str] = {
-    "risk_drivers": "drivers",
-    "IdentifierHint": "hipaa",
-    "identifier_hints": "hipaa",
-    "IndividualRisk": "individual",
-    "expected_inverse_frequency": "individual",
-    "individual_risk": "individual",
-    "AttackerRisk": "reidentification",
-    "ReidentificationRisk": "reidentification",
-    "reidentification_risk": "reidentification",
-    "PopulationUniqueness": "uniqueness",
-    "dankar_uniques": "uniqueness",
-    "pitman_uniques": "uniqueness",
-    "population_uniqueness": "uniqueness",
-    "snb_uniques": "uniqueness",
-    "zayatz_uniques": "uniqueness",
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "risk_drivers": ("ktype.risk.drivers", "risk_drivers"),
+    "IdentifierHint": ("ktype.risk.hipaa", "IdentifierHint"),
+    "identifier_hints": ("ktype.risk.hipaa", "identifier_hints"),
+    "IndividualRisk": ("ktype.risk.individual", "IndividualRisk"),
+    "expected_inverse_frequency": ("ktype.risk.individual", "expected_inverse_frequency"),
+    "individual_risk": ("ktype.risk.individual", "individual_risk"),
+    "AttackerRisk": ("ktype.risk.reidentification", "AttackerRisk"),
+    "ReidentificationRisk": ("ktype.risk.reidentification", "ReidentificationRisk"),
+    "reidentification_risk": ("ktype.risk.reidentification", "reidentification_risk"),
+    "PopulationUniqueness": ("ktype.risk.uniqueness", "PopulationUniqueness"),
+    "dankar_uniques": ("ktype.risk.uniqueness", "dankar_uniques"),
+    "pitman_uniques": ("ktype.risk.uniqueness", "pitman_uniques"),
+    "population_uniqueness": ("ktype.risk.uniqueness", "population_uniqueness"),
+    "snb_uniques": ("ktype.risk.uniqueness", "snb_uniques"),
+    "zayatz_uniques": ("ktype.risk.uniqueness", "zayatz_uniques"),
 }
 
 __all__ = [
@@ -71,18 +72,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'ktype.risk' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = attach(__name__, _LAZY, __all__)
 
 
 if TYPE_CHECKING:
