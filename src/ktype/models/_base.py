@@ -94,6 +94,11 @@ class PrivacyModel:
     monotone: ClassVar[bool] = True
     #: needs a sensitive attribute
     needs_sensitive: ClassVar[bool] = False
+    #: always judged per original record over the consistency graph (the k-type graph models)
+    graph_scope: ClassVar[bool] = False
+    #: the model's public name (``ktype check --model``, release metadata), declared by each model of the
+    #: model table on its own class (a subclass is not the table's model: it is named by its class name)
+    public_name: ClassVar[str | None] = None
 
     def __post_init__(self) -> None:
         check_params(type(self).__name__, self.params, self._parameter_constraints)
@@ -106,16 +111,29 @@ class PrivacyModel:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.params.items() if v is not None)
         return f"{type(self).__name__}({inner})"
 
+    def scope_on(self, recoding: str) -> str:
+        """Where this model's verdict is computed on a release of this recoding kind.
+
+        ``"class"``: per equivalence class of identical published rows; ``"matches"``: per
+        original record over the consistency graph (local / freeform recodings, and the k-type
+        graph models and freeform k-anonymity always).
+        """
+        scope = getattr(self, "scope", None)
+        if scope in ("class", "matches"):
+            return scope
+        if self.graph_scope:
+            return "matches"
+        if scope == "auto":
+            return "matches" if recoding in ("local", "freeform") else "class"
+        return "class"
+
     def metadata_record(self, recoding: str) -> dict[str, Any]:
         """How a release file's metadata names this model: its public name (the model table's,
         as ``ktype check --model`` accepts it), parameters and the scope it is checked in on a
         release of this recoding kind (``"class"`` or ``"matches"``)."""
-        from ._table import model_scope, spec_of
-
-        spec = spec_of(self)
+        name = type(self).__dict__.get("public_name") or type(self).__name__
         params = {k: v for k, v in self.params.items() if v is not None and k != "scope"}
-        return {"name": spec.name if spec is not None else type(self).__name__, "model": str(self),
-                "params": params, "scope": model_scope(self, recoding)}
+        return {"name": name, "model": str(self), "params": params, "scope": self.scope_on(recoding)}
 
     def protects_nothing(self) -> str | None:
         """``"k = 1"`` (``"ℓ = 1"``, ``"p = 1"``) when these parameters hold for every

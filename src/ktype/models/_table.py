@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from ..exceptions import InternalError
 from . import ktype_models as km
 from . import ldiversity as ld
 from . import tcloseness as tc
@@ -26,12 +27,19 @@ __all__ = ["ModelSpec", "MODEL_TABLE", "spec_of", "spec_by_name", "model_scope"]
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """One privacy model: its public (CLI) name, class and small test parameters."""
+    """One privacy model: its class (which declares its public, CLI name), small test parameters and aliases."""
 
-    name: str
     cls: type[PrivacyModel]
     test_params: dict[str, Any] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The public (CLI, metadata) name the class declares (``PrivacyModel.public_name``)."""
+        name = self.cls.__dict__.get("public_name")
+        if not name:
+            raise InternalError(f"{self.cls.__name__} is in the model table but declares no public_name")
+        return str(name)
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -49,20 +57,20 @@ class ModelSpec:
 
 
 MODEL_TABLE: tuple[ModelSpec, ...] = (
-    ModelSpec("k-anonymity", KAnonymity, {"k": 3}, aliases=("kanonymity",)),
-    ModelSpec("1k-anonymity", km.OneKAnonymity, {"k": 3}),
-    ModelSpec("k1-anonymity", km.KOneAnonymity, {"k": 3}),
-    ModelSpec("kk-anonymity", km.KKAnonymity, {"k": 3}),
-    ModelSpec("k-concealment", km.KConcealment, {"k": 3}, aliases=("kconcealment",)),
-    ModelSpec("freeform-k-anonymity", FreeformKAnonymity, {"k": 3}, aliases=("freeform",)),
-    ModelSpec("distinct-l-diversity", ld.DistinctLDiversity, {"l": 2}, aliases=("l-diversity",)),
-    ModelSpec("entropy-l-diversity", ld.EntropyLDiversity, {"l": 1.2}),
-    ModelSpec("recursive-cl-diversity", ld.RecursiveCLDiversity, {"c": 4.0, "l": 2}),  # fixture r1/tail = 3.8
-    ModelSpec("frequency-l-diversity", ld.FrequencyLDiversity, {"l": 1.2}),
-    ModelSpec("p-sensitivity", ld.PSensitivity, {"p": 2}),
-    ModelSpec("t-closeness", tc.TCloseness, {"t": 0.5}),
-    ModelSpec("transparent-l-diversity", TransparentLDiversity, {"l": 1}),
-    ModelSpec("protected-l-diversity", ProtectedLDiversity, {"l": 1.2, "values": (">50K",)}),  # Mask's V (fixture: salary-class)
+    ModelSpec(KAnonymity, {"k": 3}, aliases=("kanonymity",)),
+    ModelSpec(km.OneKAnonymity, {"k": 3}),
+    ModelSpec(km.KOneAnonymity, {"k": 3}),
+    ModelSpec(km.KKAnonymity, {"k": 3}),
+    ModelSpec(km.KConcealment, {"k": 3}, aliases=("kconcealment",)),
+    ModelSpec(FreeformKAnonymity, {"k": 3}, aliases=("freeform",)),
+    ModelSpec(ld.DistinctLDiversity, {"l": 2}, aliases=("l-diversity",)),
+    ModelSpec(ld.EntropyLDiversity, {"l": 1.2}),
+    ModelSpec(ld.RecursiveCLDiversity, {"c": 4.0, "l": 2}),  # fixture r1/tail = 3.8
+    ModelSpec(ld.FrequencyLDiversity, {"l": 1.2}),
+    ModelSpec(ld.PSensitivity, {"p": 2}),
+    ModelSpec(tc.TCloseness, {"t": 0.5}),
+    ModelSpec(TransparentLDiversity, {"l": 1}),
+    ModelSpec(ProtectedLDiversity, {"l": 1.2, "values": (">50K",)}),  # Mask's V (fixture: salary-class)
 )
 
 
@@ -84,17 +92,5 @@ def spec_by_name(name: str) -> ModelSpec | None:
 
 
 def model_scope(model: PrivacyModel, recoding: str) -> str:
-    """Where a model's verdict is computed on a release of this recoding kind.
-
-    ``"class"``: per equivalence class of identical published rows; ``"matches"``: per
-    original record over the consistency graph (local / freeform recodings, and the k-type
-    graph models and freeform k-anonymity always).
-    """
-    scope = getattr(model, "scope", None)
-    if scope in ("class", "matches"):
-        return scope
-    if isinstance(model, (km._KTypeModel, FreeformKAnonymity)):
-        return "matches"
-    if scope == "auto":
-        return "matches" if recoding in ("local", "freeform") else "class"
-    return "class"
+    """Where a model's verdict is computed on a release of this recoding kind (:meth:`PrivacyModel.scope_on`)."""
+    return model.scope_on(recoding)

@@ -76,6 +76,10 @@ class FreeformKAnonymity(PrivacyModel):
         to this many records; without a witness it is always computed.
     """
 
+    public_name: ClassVar[str | None] = "freeform-k-anonymity"
+    #: judged per original record over the generalization graph, whatever the recoding
+    graph_scope: ClassVar[bool] = True
+
     k: int
     graph_limit: int = 20000
     _parameter_constraints: ClassVar[dict] = {

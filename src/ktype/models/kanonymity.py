@@ -29,6 +29,8 @@ class KAnonymity(ClassModel):
         Minimum equivalence-class size, ``k >= 1``.
     """
 
+    public_name: ClassVar[str | None] = "k-anonymity"
+
     k: int
     _parameter_constraints: ClassVar[dict] = {"k": [Interval(int, 1, None, closed="left")]}
 

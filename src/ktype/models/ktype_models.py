@@ -59,6 +59,8 @@ class _KTypeModel(PrivacyModel):
     monotone_in_k: ClassVar[bool] = True
     #: what ``CheckResult.per_record`` is indexed by (``CheckResult.per``)
     per: ClassVar[str] = PER_ORIGINAL_RECORD
+    #: judged per original record over the consistency graph, whatever the recoding
+    graph_scope: ClassVar[bool] = True
 
 
 def _degree_result(model: str, degrees: np.ndarray, k: int, per: str, release: Release) -> CheckResult:
@@ -87,6 +89,8 @@ class OneKAnonymity(_KTypeModel):
         Minimum degree, ``k >= 1``.
     """
 
+    public_name: ClassVar[str | None] = "1k-anonymity"
+
     k: int
     _parameter_constraints: ClassVar[dict] = _K
 
@@ -108,6 +112,8 @@ class KOneAnonymity(_KTypeModel):
     k : int
         Minimum degree, ``k >= 1``.
     """
+
+    public_name: ClassVar[str | None] = "k1-anonymity"
 
     k: int
     _parameter_constraints: ClassVar[dict] = _K
@@ -132,6 +138,8 @@ class KKAnonymity(_KTypeModel):
     k : int
         Minimum degree on both sides, ``k >= 1``.
     """
+
+    public_name: ClassVar[str | None] = "kk-anonymity"
 
     k: int
     _parameter_constraints: ClassVar[dict] = _K
@@ -167,6 +175,8 @@ class KConcealment(_KTypeModel):
     k : int
         Minimum number of matches, ``k >= 1``.
     """
+
+    public_name: ClassVar[str | None] = "k-concealment"
 
     k: int
     _parameter_constraints: ClassVar[dict] = _K

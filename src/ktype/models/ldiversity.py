@@ -318,6 +318,8 @@ class DistinctLDiversity(SensitiveModel):
         Where the rule applies (module docstring).
     """
 
+    public_name: ClassVar[str | None] = "distinct-l-diversity"
+
     l: int  # noqa: E741
     sensitive: str | None = None
     scope: str = "auto"
@@ -357,6 +359,8 @@ class PSensitivity(SensitiveModel):
     scope : {"auto", "class", "matches"}
         Where the rule applies (module docstring).
     """
+
+    public_name: ClassVar[str | None] = "p-sensitivity"
 
     p: int
     sensitive: str | None = None
@@ -401,6 +405,8 @@ class EntropyLDiversity(SensitiveModel):
     scope : {"auto", "class", "matches"}
         Where the rule applies (module docstring).
     """
+
+    public_name: ClassVar[str | None] = "entropy-l-diversity"
 
     l: float  # noqa: E741
     sensitive: str | None = None
@@ -456,6 +462,8 @@ class RecursiveCLDiversity(SensitiveModel):
     scope : {"auto", "class", "matches"}
         Where the rule applies (module docstring).
     """
+
+    public_name: ClassVar[str | None] = "recursive-cl-diversity"
 
     c: float
     l: int  # noqa: E741
@@ -523,6 +531,8 @@ class FrequencyLDiversity(SensitiveModel):
     scope : {"auto", "class", "matches"}
         Where the rule applies (module docstring).
     """
+
+    public_name: ClassVar[str | None] = "frequency-l-diversity"
 
     l: float  # noqa: E741
     sensitive: str | None = None

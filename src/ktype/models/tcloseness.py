@@ -148,6 +148,8 @@ class TCloseness(SensitiveModel):
     monotone in match scope.
     """
 
+    public_name: ClassVar[str | None] = "t-closeness"
+
     t: float
     distance: str = "equal"
     sensitive: str | None = None

@@ -532,6 +532,8 @@ class TransparentLDiversity(ClassModel):
     ``"sufficient condition"``) and, for the exact one, the highest risk as a fraction.
     """
 
+    public_name: ClassVar[str | None] = "transparent-l-diversity"
+
     l: int = 2  # noqa: E741
     algorithm: str | None = None
     method: str = "auto"
@@ -715,6 +717,8 @@ class ProtectedLDiversity(FrequencyLDiversity):
     sensitive, scope
         As for :class:`FrequencyLDiversity`.
     """
+
+    public_name: ClassVar[str | None] = "protected-l-diversity"
 
     values: tuple = ()
     _parameter_constraints: ClassVar[dict] = {**FrequencyLDiversity._parameter_constraints, "values": [tuple, list]}

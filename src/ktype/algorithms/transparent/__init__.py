@@ -44,6 +44,7 @@ from ...models._base import PrivacyModel
 from ...release import Release, _sort_codes
 from .._registry import register
 from . import _kernels as K
+from ._common import _canonical_order, perimeter_coordinates
 
 __all__ = ["tailor", "ace", "hybrid", "prepare", "tailor_groups", "ace_groups"]
 
@@ -100,48 +101,6 @@ class Prepared:
         for i in range(self.d):
             ords[i] = np.argsort(self.X[:, i].astype(np.int64) * self.n + self.key, kind="stable")
         return ords
-
-
-def perimeter_coordinates(dataset: Dataset, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Coordinates ``W[j, rank]`` and multipliers ``M[j]`` such that the normalized width
-    ``(max−min)/ext_j`` of dimension j times ``Π ext`` is ``M[j]·(W[j, hi] − W[j, lo])``
-    (exact comparison reproduces the paper's ties; ext = the extents of the whole input,
-    docs/design/transparency.md R7). Integers when ``n·d·Π ext < 2^62``, else floats with
-    ``M = 1`` (``W`` then normalized by ext).
-    """
-    from ...models.transparent import qi_coordinates
-
-    n, d = X.shape
-    coords = qi_coordinates(dataset)
-    maxm = max(len(c) for c in coords)
-    lo_r = X.min(axis=0)
-    hi_r = X.max(axis=0)
-    ext = [int(coords[j][hi_r[j]] - coords[j][lo_r[j]]) for j in range(d)]
-    prod = 1
-    for e in ext:
-        if e > 0:
-            prod *= e
-    if n * d * prod < 2**62:
-        W = np.zeros((d, maxm), dtype=np.int64)
-        M = np.zeros(d, dtype=np.int64)
-        for j in range(d):
-            W[j, : len(coords[j])] = coords[j] - coords[j][lo_r[j]]
-            M[j] = prod // ext[j] if ext[j] > 0 else 0
-        return W, M
-    Wf = np.zeros((d, maxm), dtype=np.float64)
-    Mf = np.zeros(d, dtype=np.float64)
-    for j in range(d):
-        if ext[j] > 0:
-            Wf[j, : len(coords[j])] = (coords[j] - coords[j][lo_r[j]]) / float(ext[j])
-            Mf[j] = 1.0
-    return Wf, Mf
-
-
-def _canonical_order(dataset: Dataset, s: np.ndarray) -> np.ndarray:
-    cols = [dataset.X[:, j] for j in range(dataset.r)] + [s]
-    for c in dataset.identifiers + dataset.insensitive:
-        cols.append(_sort_codes(dataset.data[c].astype(str).to_numpy()).astype(np.int64))
-    return lexsort_rows(cols)
 
 
 def prepare(dataset: Dataset, sensitive: str, l: int, rng: np.random.Generator) -> Prepared:  # noqa: E741

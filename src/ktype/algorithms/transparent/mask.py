@@ -19,8 +19,8 @@ from ...models._base import PrivacyModel
 from ...models.ldiversity import as_fraction
 from ...release import Release
 from .._registry import register
-from . import _canonical_order, perimeter_coordinates
 from . import _kernels as K
+from ._common import _canonical_order, perimeter_coordinates
 
 __all__ = ["mask"]
 

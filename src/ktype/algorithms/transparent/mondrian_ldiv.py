@@ -21,7 +21,7 @@ from ...models.ldiversity import as_fraction
 from ...release import Release
 from .._registry import register
 from . import _kernels as K
-from . import perimeter_coordinates
+from ._common import perimeter_coordinates
 
 __all__ = ["mondrian_ldiv"]
 
