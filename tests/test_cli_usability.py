@@ -84,7 +84,7 @@ def test_date_hierarchy_on_numbers_names_the_value_plainly(tmp_path, capsys):
 def test_messages_show_numpy_scalars_as_plain_numbers():
     import numpy as np
 
-    from ktype.data.builders import _as_dates
+    from ktype.data._shapes import _as_dates
     from ktype.data.types import shown
     from ktype.exceptions import HierarchyError
 

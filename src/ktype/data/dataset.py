@@ -453,6 +453,6 @@ def _unknown_column(c: str, cols: Sequence[str]) -> str:
 
 def _sorted_domain(values: pd.Series) -> list:
     """Distinct values sorted; numbers stay numbers and text stays text."""
-    from .hierarchy import _sorted_unique
+    from ._values import _sorted_unique
 
     return _sorted_unique(values)

@@ -23,7 +23,6 @@ allowed, but full-domain (level-based) recoding needs every leaf at the same dep
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -31,36 +30,10 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import HierarchyError
+from . import _shapes
+from ._values import MISSING_LABEL, SUPPRESSED_LABEL, _plain, value_keys
 
-__all__ = ["Hierarchy", "value_keys"]
-
-SUPPRESSED_LABEL = "*"
-MISSING_LABEL = "(missing)"
-"""The value a missing cell takes under the ``category`` missing-value policy."""
-
-
-def value_keys(values: Iterable) -> list[str]:
-    """Canonical string form of data values for matching against hierarchy labels.
-
-    Integral floats lose their ``.0`` (so a CSV column read as floats still matches
-    ``"39"``); strings are stripped of surrounding blanks.
-    """
-    out = []
-    for v in values:
-        if isinstance(v, str):
-            out.append(v.strip())
-        elif isinstance(v, (pd.Timestamp, np.datetime64)):
-            out.append(_date_key(pd.Timestamp(v)))
-        elif isinstance(v, (bool, np.bool_)):
-            out.append(str(bool(v)))
-        elif isinstance(v, numbers.Integral):
-            out.append(str(int(v)))
-        elif isinstance(v, numbers.Real) and float(v).is_integer():
-            out.append(str(int(float(v))))
-        else:
-            out.append(str(v))
-    return out
-
+__all__ = ["Hierarchy", "value_keys", "SUPPRESSED_LABEL", "MISSING_LABEL"]
 
 class Hierarchy:
     """A generalization hierarchy over one attribute's domain.
@@ -255,34 +228,33 @@ class Hierarchy:
             value_type=value_type,
         )
 
-    # ------------------------------------------------------------------ builders (in builders.py)
+    @classmethod
+    def _from_shape(cls, shape: _shapes.Shape) -> Hierarchy:
+        """The hierarchy a shape builder computed: a tree from its root paths, or an ordered domain."""
+        if shape.paths is None:
+            return cls(shape.name, "ordered", shape.values, numeric=shape.numeric, value_type=shape.value_type)
+        return cls._from_paths(shape.name, shape.values, shape.paths, numeric=shape.numeric, value_type=shape.value_type)
+
+    # ------------------------------------------------------------------ builders (shapes computed in _shapes.py)
     @classmethod
     def from_table(cls, table: pd.DataFrame | Sequence[Sequence], name: str = "attribute") -> Hierarchy:
         """Build from an ARX-style table: one row per value, one column per level. See :func:`ktype.data.builders.from_table`."""
-        from . import builders
-
-        return builders.from_table(table=table, name=name)
+        return cls._from_shape(_shapes.from_table(table=table, name=name))
 
     @classmethod
     def from_arx_csv(cls, path: str | Path, name: str | None = None, sep: str = ";") -> Hierarchy:
         """Read an ARX hierarchy CSV (``value;level1;...;top``, no header). See :func:`ktype.data.builders.from_arx_csv`."""
-        from . import builders
-
-        return builders.from_arx_csv(path=path, name=name, sep=sep)
+        return cls._from_shape(_shapes.from_arx_csv(path=path, name=name, sep=sep))
 
     @classmethod
     def flat(cls, values: Iterable, name: str = "attribute") -> Hierarchy:
         """Two-level hierarchy: each value or ``*`` (suppression only). See :func:`ktype.data.builders.flat`."""
-        from . import builders
-
-        return builders.flat(values=values, name=name)
+        return cls._from_shape(_shapes.flat(values=values, name=name))
 
     @classmethod
     def ordered(cls, values: Iterable, name: str = "attribute") -> Hierarchy:
         """'No hierarchy' for an ordered attribute: any interval of the sorted domain. See :func:`ktype.data.builders.ordered`."""
-        from . import builders
-
-        return builders.ordered(values=values, name=name)
+        return cls._from_shape(_shapes.ordered(values=values, name=name))
 
     @classmethod
     def intervals(
@@ -295,9 +267,7 @@ class Hierarchy:
         top: float | None = None,
     ) -> Hierarchy:
         """Numeric interval hierarchy with several levels. See :func:`ktype.data.builders.intervals`."""
-        from . import builders
-
-        return builders.intervals(values=values, levels=levels, name=name, bottom=bottom, top=top)
+        return cls._from_shape(_shapes.intervals(values=values, levels=levels, name=name, bottom=bottom, top=top))
 
     @classmethod
     def masking(
@@ -309,9 +279,12 @@ class Hierarchy:
         char: str = "*",
     ) -> Hierarchy:
         """Masking hierarchy for codes of equal length, e.g. ZIP ``94142 → 9414* → 941** → *``. See :func:`ktype.data.builders.masking`."""
-        from . import builders
+        return cls._from_shape(_shapes.masking(values=values, name=name, levels=levels, char=char))
 
-        return builders.masking(values=values, name=name, levels=levels, char=char)
+    @classmethod
+    def dates(cls, values: Iterable, levels: Sequence[str] = _shapes.DEFAULT_DATE_LEVELS, name: str = "attribute") -> Hierarchy:
+        """Date hierarchy, e.g. day -> month -> quarter -> year -> decade -> ``*``. See :func:`ktype.data.builders.dates`."""
+        return cls._from_shape(_shapes.dates(values=values, levels=levels, name=name))
 
     @classmethod
     def from_subsets(
@@ -324,9 +297,7 @@ class Hierarchy:
         labels: Sequence[str] | None = None,
     ) -> Hierarchy:
         """Build from an explicit laminar family of subsets (a *proper* family). See :func:`ktype.data.builders.from_subsets`."""
-        from . import builders
-
-        return builders.from_subsets(domain=domain, subsets=subsets, name=name, root_label=root_label, labels=labels)
+        return cls._from_shape(_shapes.from_subsets(domain=domain, subsets=subsets, name=name, root_label=root_label, labels=labels))
 
     # ------------------------------------------------------------------ export
     def to_table(self) -> pd.DataFrame:
@@ -614,32 +585,3 @@ class Hierarchy:
         if self.is_tree:
             return f"Hierarchy({self.name!r}, {self.size} values, height {self.height}{'' if self.uniform else ', ragged'})"
         return f"Hierarchy({self.name!r}, ordered, {self.size} values)"
-
-
-def _date_key(t: pd.Timestamp) -> str:
-    """ISO form of a date (``2022-01-13``); with the time when it is not midnight."""
-    if t is pd.NaT:
-        return "NaT"
-    return t.strftime("%Y-%m-%d") if t == t.normalize() else t.isoformat()
-
-
-def _plain(v: object) -> object:
-    """numpy scalars as plain Python values (for readable messages)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
-def _all_numeric(vals: Sequence) -> bool:
-    return len(vals) > 0 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vals)
-
-
-def _sorted_unique(values: Iterable) -> list:
-    """Distinct values, sorted; numbers stay numbers, text (even digit strings like ZIP
-    codes "02139") stays text."""
-    ser = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
-    if ser.isna().any():
-        raise HierarchyError("Cannot build a hierarchy over missing values; clean the column first.")
-    uniq = pd.unique(ser)
-    if len(uniq) and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in uniq):
-        out = sorted(float(v) if not isinstance(v, numbers.Integral) else int(v) for v in uniq)
-        return [int(v) if float(v).is_integer() else float(v) for v in out]
-    return sorted(value_keys(uniq))

@@ -1,0 +1,75 @@
+"""Labels and value normalization shared by hierarchies and their builders.
+
+The canonical string form of a data value (:func:`value_keys`), the reserved labels and the
+sorting of a domain live here, below both :mod:`ktype.data.hierarchy` (the tree and its
+encoding) and the shape builders (how trees are made), so that neither imports the other
+for them.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import HierarchyError
+
+__all__ = ["SUPPRESSED_LABEL", "MISSING_LABEL", "value_keys"]
+
+SUPPRESSED_LABEL = "*"
+MISSING_LABEL = "(missing)"
+"""The value a missing cell takes under the ``category`` missing-value policy."""
+
+
+def value_keys(values: Iterable) -> list[str]:
+    """Canonical string form of data values for matching against hierarchy labels.
+
+    Integral floats lose their ``.0`` (so a CSV column read as floats still matches
+    ``"39"``); strings are stripped of surrounding blanks.
+    """
+    out = []
+    for v in values:
+        if isinstance(v, str):
+            out.append(v.strip())
+        elif isinstance(v, (pd.Timestamp, np.datetime64)):
+            out.append(_date_key(pd.Timestamp(v)))
+        elif isinstance(v, (bool, np.bool_)):
+            out.append(str(bool(v)))
+        elif isinstance(v, numbers.Integral):
+            out.append(str(int(v)))
+        elif isinstance(v, numbers.Real) and float(v).is_integer():
+            out.append(str(int(float(v))))
+        else:
+            out.append(str(v))
+    return out
+
+
+def _date_key(t: pd.Timestamp) -> str:
+    """ISO form of a date (``2022-01-13``); with the time when it is not midnight."""
+    if t is pd.NaT:
+        return "NaT"
+    return t.strftime("%Y-%m-%d") if t == t.normalize() else t.isoformat()
+
+
+def _plain(v: object) -> object:
+    """numpy scalars as plain Python values (for readable messages)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _all_numeric(vals: Sequence) -> bool:
+    return len(vals) > 0 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vals)
+
+
+def _sorted_unique(values: Iterable) -> list:
+    """Distinct values, sorted; numbers stay numbers, text (even digit strings like ZIP
+    codes "02139") stays text."""
+    ser = pd.Series(list(values) if not isinstance(values, pd.Series) else values)
+    if ser.isna().any():
+        raise HierarchyError("Cannot build a hierarchy over missing values; clean the column first.")
+    uniq = pd.unique(ser)
+    if len(uniq) and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in uniq):
+        out = sorted(float(v) if not isinstance(v, numbers.Integral) else int(v) for v in uniq)
+        return [int(v) if float(v).is_integer() else float(v) for v in out]
+    return sorted(value_keys(uniq))
