@@ -320,16 +320,24 @@ _TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "'")
 
 
 def _escape_series(s: pd.Series) -> pd.Series:
-    is_text = s.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    """Judged once per distinct value (a release has few), then mapped back to the cells."""
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    uniq = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
+    is_text = uniq.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
     if not is_text.any():
         return s
-    txt = s[is_text].astype(str)
-    risky = txt.str.startswith(_TRIGGERS) & ~txt.str.match(_NUMBER)
-    if not risky.any():
+    txt = uniq[is_text].astype(str)
+    risky_u = np.zeros(len(uniq), dtype=bool)
+    risky_u[is_text] = (txt.str.startswith(_TRIGGERS) & ~txt.str.match(_NUMBER)).to_numpy(dtype=bool)
+    if not risky_u.any():
         return s
+    risky = np.zeros(len(s), dtype=bool)
+    present = codes >= 0
+    risky[present] = risky_u[codes[present]]
     out = s.astype(object).copy()
-    idx = txt.index[risky.to_numpy()]
-    out.loc[idx] = "'" + txt[risky]
+    escaped = np.asarray(uniques, dtype=object).copy()
+    escaped[risky_u] = ["'" + str(v) for v in escaped[risky_u]]
+    out.iloc[np.flatnonzero(risky)] = escaped[codes[risky]]
     return out
 
 
@@ -384,8 +392,13 @@ def _line_break_cells(s: pd.Series) -> np.ndarray:
     """Which cells of ``s`` hold a line-break character (vectorized; False for missing values)."""
     if not _is_textual(s):
         return np.zeros(len(s), dtype=bool)
-    txt = s.astype(object).astype(str)
-    return (txt.str.contains(_LINE_BREAK_CLASS, regex=True) & s.notna()).to_numpy(dtype=bool)
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)  # judged once per distinct value
+    hit = pd.Series(np.asarray(uniques, dtype=object), dtype=object).astype(str).str.contains(
+        _LINE_BREAK_CLASS, regex=True).to_numpy(dtype=bool)
+    out = np.zeros(len(s), dtype=bool)
+    present = codes >= 0
+    out[present] = hit[codes[present]]
+    return out
 
 
 def _quoted(values: pd.Series) -> np.ndarray:
@@ -562,6 +575,17 @@ def table_difference(expected: pd.DataFrame, got: pd.DataFrame, *, csv: bool) ->
     return None
 
 
+def _as_text(s: pd.Series) -> np.ndarray:
+    """``s.astype(object).astype(str)`` as an object array, converting each distinct value once
+    (the text of a missing cell is not used by the callers). Mixed-type columns take the plain
+    path: ``1``, ``1.0`` and ``True`` are one value to a hash table but three texts."""
+    if pd.api.types.infer_dtype(s, skipna=True) not in ("string", "empty", "integer"):
+        return s.astype(object).astype(str).to_numpy(dtype=object)
+    codes, uniques = pd.factorize(s, use_na_sentinel=False)
+    text = np.array([str(v) for v in np.asarray(uniques, dtype=object)], dtype=object)
+    return text[codes] if len(text) else np.empty(0, dtype=object)
+
+
 def _same_cells(exp: pd.Series, got: pd.Series, csv: bool) -> np.ndarray:
     """Cell-by-cell equality of a written column and the column read back (vectorized)."""
     na_e = exp.isna().to_numpy(dtype=bool)
@@ -575,15 +599,15 @@ def _same_cells(exp: pd.Series, got: pd.Series, csv: bool) -> np.ndarray:
         na_e = exp.isna().to_numpy(dtype=bool)
     if pd.api.types.is_numeric_dtype(exp) and not pd.api.types.is_bool_dtype(exp):
         if pd.api.types.is_integer_dtype(exp):  # exact, also beyond 2**53
-            e_txt = exp.astype(object).astype(str).to_numpy(dtype=object)
-            g_txt = got.astype(object).astype(str).to_numpy(dtype=object)
+            e_txt = _as_text(exp)
+            g_txt = _as_text(got)
             eq = e_txt == g_txt
         else:
             g_num = pd.to_numeric(got, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
             eq = exp.to_numpy(dtype=float, na_value=np.nan) == g_num
         return (na_e & na_g) | (~na_e & ~na_g & eq)
-    e_txt = exp.astype(object).astype(str).to_numpy(dtype=object)
-    g_txt = got.astype(object).astype(str).to_numpy(dtype=object)
+    e_txt = _as_text(exp)
+    g_txt = _as_text(got)
     if csv:  # an empty text cell and a missing value are the same CSV cell
         na_e = na_e | (e_txt == "")
         na_g = na_g | (g_txt == "")
