@@ -77,17 +77,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import prange
-from scipy import sparse
-from scipy.sparse.csgraph import connected_components, maximum_flow
 
 from .._grouping import group_rows
-from .._jit import njit
-from .._matching import maximum_bipartite_matching
 from ..exceptions import DataError, InvalidParameterError
 from ..release import Release
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 __all__ = [
     "ConsistencyGraph",
@@ -99,89 +98,6 @@ __all__ = [
     "matches_from_adjacency",
     "shared_graph",
 ]
-
-
-# ------------------------------------------------------------------------------- kernels
-@njit(parallel=True)
-def _count_type_edges(xa, blo, bhi, start, stop):  # pragma: no cover - compiled
-    """Pass 1: number of original types consistent with each box type.
-
-    ``xa`` rows are sorted by column 0, and ``[start[b], stop[b])`` is the range of types
-    whose column 0 lies inside box ``b``; only the other columns are tested.
-    """
-    nb = blo.shape[0]
-    r = xa.shape[1]
-    cnt = np.zeros(nb, dtype=np.int64)
-    for b in prange(nb):
-        c = 0
-        for a in range(start[b], stop[b]):
-            ok = True
-            for col in range(1, r):
-                v = xa[a, col]
-                if v < blo[b, col] or v > bhi[b, col]:
-                    ok = False
-                    break
-            if ok:
-                c += 1
-        cnt[b] = c
-    return cnt
-
-
-@njit(parallel=True)
-def _fill_type_edges(xa, blo, bhi, start, stop, ptr, out):  # pragma: no cover - compiled
-    """Pass 2: write the consistent original types of box ``b`` at ``out[ptr[b]:ptr[b+1]]``."""
-    nb = blo.shape[0]
-    r = xa.shape[1]
-    for b in prange(nb):
-        p = ptr[b]
-        for a in range(start[b], stop[b]):
-            ok = True
-            for col in range(1, r):
-                v = xa[a, col]
-                if v < blo[b, col] or v > bhi[b, col]:
-                    ok = False
-                    break
-            if ok:
-                out[p] = a
-                p += 1
-
-
-@njit
-def _in_box(xa, a, blo, bhi, bits, is_set, b):  # pragma: no cover - compiled
-    """Whether original type ``a`` lies in box type ``b`` (ranges, and sets where ``is_set``)."""
-    for col in range(1, xa.shape[1]):
-        v = xa[a, col]
-        if v < blo[b, col] or v > bhi[b, col]:
-            return False
-        if is_set[col] and not (bits[b, col, v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
-            return False
-    return True
-
-
-@njit(parallel=True)
-def _count_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):  # pragma: no cover - compiled
-    """Pass 1 for freeform releases: set columns test membership in the box's value set."""
-    nb = blo.shape[0]
-    cnt = np.zeros(nb, dtype=np.int64)
-    for b in prange(nb):
-        c = 0
-        for a in range(start[b], stop[b]):
-            if _in_box(xa, a, blo, bhi, bits, is_set, b):
-                c += 1
-        cnt[b] = c
-    return cnt
-
-
-@njit(parallel=True)
-def _fill_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop, ptr, out):  # pragma: no cover - compiled
-    """Pass 2 for freeform releases (see :func:`_count_type_edges_sets`)."""
-    nb = blo.shape[0]
-    for b in prange(nb):
-        p = ptr[b]
-        for a in range(start[b], stop[b]):
-            if _in_box(xa, a, blo, bhi, bits, is_set, b):
-                out[p] = a
-                p += 1
 
 
 def _set_bits(sets: dict[int, np.ndarray], perm: np.ndarray, n_rows: int) -> np.ndarray:
@@ -224,6 +140,8 @@ class ConsistencyGraph:
     """
 
     def __init__(self, release: Release) -> None:
+        from . import _graph_kernels as _K
+
         ds = release.dataset
         X = np.asarray(ds.X)
         n, r = X.shape
@@ -346,23 +264,23 @@ class ConsistencyGraph:
             bits_all = np.ascontiguousarray(np.concatenate([np.zeros((S, 1, sbits.shape[2]), dtype=np.uint64), sbits],
                                                            axis=1))
             set_all = np.concatenate([[False], is_set])
-            cnt = _count_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop)
+            cnt = _K._count_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop)
         elif r <= 1:
             cnt = stop - start
         else:
-            cnt = _count_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop)
+            cnt = _K._count_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop)
         ptr = np.zeros(len(cnt) + 1, dtype=np.int64)
         np.cumsum(cnt, out=ptr[1:])
         E = int(ptr[-1])
         if bbits is not None:
             out = np.empty(E, dtype=np.int64)
-            _fill_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop, ptr, out)
+            _K._fill_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop, ptr, out)
         elif r <= 1:
             # single column: the edges are the whole searchsorted ranges
             out = np.arange(E, dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
         else:
             out = np.empty(E, dtype=np.int64)
-            _fill_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop, ptr, out)
+            _K._fill_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop, ptr, out)
         eb = np.repeat(scan_box, cnt)
         order = np.lexsort((eb, out))
         self.edge_orig = out[order]
@@ -395,6 +313,9 @@ class ConsistencyGraph:
         From ``release.source`` when known, else a maximum flow. Raises
         :class:`~ktype.exceptions.DataError` when the release is not a generalization.
         """
+        from scipy import sparse
+        from scipy.sparse.csgraph import maximum_flow
+
         A, B, E = self.n_orig_types, self.n_box_types, self.n_edges
         n = self.n_original
         if self._source is not None:
@@ -453,6 +374,9 @@ class ConsistencyGraph:
     @cached_property
     def scc(self) -> tuple[int, np.ndarray]:
         """SCCs of the residual graph on ``A + B`` nodes (original types first)."""
+        from scipy import sparse
+        from scipy.sparse.csgraph import connected_components
+
         A, B = self.n_orig_types, self.n_box_types
         pos = self.flow > 0
         rows = np.concatenate([self.edge_orig, A + self.edge_box[pos]])
@@ -506,6 +430,9 @@ class ConsistencyGraph:
             ``exists`` iff a k-factor exists; ``short`` marks the original records whose type
             the maximum flow found could not give ``k`` edges (all False when it exists).
         """
+        from scipy import sparse
+        from scipy.sparse.csgraph import maximum_flow
+
         A, B = self.n_orig_types, self.n_box_types
         n = self.n_original
         if n == 0:
@@ -527,15 +454,21 @@ class ConsistencyGraph:
         return False, (sent < k * ma)[self.orig_type]
 
     def _indicator_orig(self) -> sparse.csr_matrix:
+        from scipy import sparse
+
         n = self.n_original
         return sparse.csr_matrix((np.ones(n, dtype=np.int8), (np.arange(n), self.orig_type)), shape=(n, self.n_orig_types))
 
     def _indicator_box(self) -> sparse.csr_matrix:
+        from scipy import sparse
+
         N = self.n_released
         return sparse.csr_matrix((np.ones(N, dtype=np.int8), (self.box_type, np.arange(N))), shape=(self.n_box_types, N))
 
     def expand(self, values: np.ndarray, mask: np.ndarray | None = None, dtype=np.int8) -> sparse.csr_matrix:
         """Record-level ``(n_original, n_released)`` matrix from per-type-edge values."""
+        from scipy import sparse
+
         if mask is None:
             mask = np.ones(self.n_edges, dtype=bool)
         T = sparse.csr_matrix(
@@ -669,6 +602,11 @@ def matches_from_adjacency(adj: np.ndarray) -> np.ndarray:
     DataError
         If the graph is not square or has no perfect matching.
     """
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    from .._matching import maximum_bipartite_matching
+
     a = np.asarray(adj, dtype=bool)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise DataError(f"matches_from_adjacency needs a square matrix; got shape {a.shape}.")
