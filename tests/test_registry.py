@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ktype.algorithms._registry import _REGISTRY, register
+from ktype.algorithms._registry import _REGISTRY, all_algorithms, register
 from ktype.exceptions import InternalError
 from ktype.models.kanonymity import KAnonymity
 
@@ -47,3 +47,29 @@ def test_registering_twice_is_refused(clean_registry):
     register("twice_toy", models=(KAnonymity,), recoding="local", description="x")(_impl_without_doc)
     with pytest.raises(InternalError, match="registered twice"):
         register("twice_toy", models=(KAnonymity,), recoding="local", description="x")(_impl_without_doc)
+
+
+# The catalog says which module registers each algorithm, so that running one imports only its module.
+def test_the_catalog_names_every_algorithm_and_the_module_that_registers_it():
+    from ktype.algorithms import _catalog
+
+    names = {a.name: a.impl.__module__ for a in all_algorithms()}
+    assert set(_catalog.CATALOG) == set(names)
+    for name, module in names.items():
+        assert module == _catalog.CATALOG[name] or module.startswith(_catalog.CATALOG[name] + "."), name
+
+
+def test_running_one_algorithm_imports_only_its_module():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from ktype.algorithms import get_algorithm\n"
+        "get_algorithm('flash')\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('ktype.algorithms.'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert "ktype.algorithms.fulldomain._api" in out
+    assert not [m for m in out if m.startswith(("ktype.algorithms.freeform", "ktype.algorithms.local",
+                                                "ktype.algorithms.transparent", "ktype.algorithms.mondrian"))], out

@@ -145,13 +145,22 @@ def register(
 
 def _load_all() -> None:
     """Import the algorithm modules so that they register themselves."""
-    from . import _catalog  # noqa: F401
+    from . import _catalog
+
+    _catalog.load_all()
 
 
 def get_algorithm(name: str) -> AlgorithmInfo:
-    """The registered algorithm ``name`` (with a suggestion when unknown)."""
-    _load_all()
-    key = name.strip().lower().replace("-", "_")
+    """The registered algorithm ``name`` (with a suggestion when unknown).
+
+    Only the module that registers ``name`` is imported (the catalog says which); every
+    module is imported only to suggest a name for an unknown one.
+    """
+    from . import _catalog
+
+    key = str(name).strip().lower().replace("-", "_")
+    if key not in _REGISTRY and not _catalog.load(key):
+        _load_all()
     if key not in _REGISTRY:
         raise unknown_name("algorithm", name, _REGISTRY)
     return _REGISTRY[key]
