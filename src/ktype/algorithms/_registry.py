@@ -22,6 +22,7 @@ from typing import Any, cast
 import numpy as np
 
 from .._compile import CompileTimer
+from .._progress import ProgressLike, reporting, stage
 from .._validation import (
     RANDOMNESS_DETERMINISTIC_VARIANT,
     RANDOMNESS_NONE,
@@ -118,7 +119,7 @@ def register(
             raise InternalError(f"algorithm {name!r}: give a description= or a docstring (its first line describes it)")
 
         @functools.wraps(impl)
-        def public(dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: bool = False, **options: Any) -> Release:
+        def public(dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: ProgressLike = None, **options: Any) -> Release:
             info = _REGISTRY[name]
             return _run(info, dataset, model, rng=rng, progress=progress, **options)
 
@@ -172,8 +173,14 @@ def all_algorithms() -> list[AlgorithmInfo]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
-def run(name: str, dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: bool = False, **options: Any) -> Release:
-    """Run a registered algorithm by name (see :func:`register` for the contract)."""
+def run(name: str, dataset: Dataset, model: PrivacyModel | Sequence[PrivacyModel], *, rng: RNGLike = None, progress: ProgressLike = None, **options: Any) -> Release:
+    """Run a registered algorithm by name (see :func:`register` for the contract).
+
+    ``progress``: None (nothing), a callable taking a :class:`ktype._progress.ProgressEvent`,
+    ``True`` (a bar on a terminal, plain lines otherwise) or ``"auto"`` (a bar on a terminal
+    only). Stages: the algorithm (countable where it can say how much work is left: lattice
+    nodes, records, partitions) and the verification by the independent checker.
+    """
     return _run(get_algorithm(name), dataset, model, rng=rng, progress=progress, **options)
 
 
@@ -192,7 +199,12 @@ def _as_models(model: PrivacyModel | Iterable[PrivacyModel]) -> tuple[PrivacyMod
     return models
 
 
-def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, progress: bool, **options: Any) -> Release:
+def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, progress: ProgressLike, **options: Any) -> Release:
+    with reporting(progress):
+        return _run_body(info, dataset, model, rng=rng, **options)
+
+
+def _run_body(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, **options: Any) -> Release:
     if not isinstance(dataset, Dataset):
         raise InvalidParameterError(f"{info.name} needs a ktype Dataset; got {type(dataset).__name__} (wrap it with ktype.Dataset(...)).")
     models = _as_models(model)
@@ -210,7 +222,7 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
     check_params(info.name, opts, info.constraints)
     forced = getattr(dataset, "forced_suppression", None)
     if forced is not None and forced.any():
-        return _run_forced(info, dataset, models, forced, opts, options, rng=rng, progress=progress)
+        return _run_forced(info, dataset, models, forced, opts, options, rng=rng)
     for m in models:
         m.validate(dataset)
     kwargs = dict(opts)
@@ -222,9 +234,7 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
         before = _generator_state(gen)
     elif rng is not None:
         raise InvalidParameterError(f"{info.name} is deterministic and takes no rng.")
-    if progress and "progress" in inspect.signature(info.impl).parameters:
-        kwargs["progress"] = progress
-    with CompileTimer() as c_alg:  # numba compilation is reported apart (cold start)
+    with CompileTimer() as c_alg, stage(info.name, detail=f"{dataset.n:,} records"):  # compilation reported apart
         t0 = time.perf_counter()
         release = info.impl(dataset, models, **kwargs)
         t1 = time.perf_counter()
@@ -233,7 +243,7 @@ def _run(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike, pro
             randomness = RANDOMNESS_DETERMINISTIC_VARIANT
         elif _generator_state(gen) == before:
             randomness = RANDOMNESS_UNUSED
-    with CompileTimer() as c_ver:
+    with CompileTimer() as c_ver, stage("verification", detail="independent checker"):
         verify_release(release, models, max_suppression=opts.get("max_suppression"), algorithm=info.name)
         t2 = time.perf_counter()
     release.models = tuple(models)
@@ -267,7 +277,7 @@ def _generator_state(gen: np.random.Generator) -> tuple:
 
 
 def _run_forced(
-    info: AlgorithmInfo, dataset: Dataset, models: Sequence[PrivacyModel], forced: np.ndarray, opts: dict, options: dict, *, rng: RNGLike, progress: bool
+    info: AlgorithmInfo, dataset: Dataset, models: Sequence[PrivacyModel], forced: np.ndarray, opts: dict, options: dict, *, rng: RNGLike
 ) -> Release:
     """The ``suppress`` missing-value policy: records with a missing value are suppressed and
     count against ``max_suppression``; the algorithm runs on the other records with the
@@ -288,7 +298,7 @@ def _run_forced(
         raise InfeasibleError("Every record has a missing value under the 'suppress' policy; nothing is left to release.")
     sub = dataset.subset(keep)
     sub.forced_suppression = np.zeros(len(keep), dtype=bool)
-    part = _run(info, sub, models, rng=rng, progress=progress, **sub_options)
+    part = _run_body(info, sub, models, rng=rng, **sub_options)
     r = dataset.r
     lo = np.zeros((n, r), dtype=np.int32)
     hi = np.broadcast_to((dataset.domain_sizes - 1).astype(np.int32), (n, r)).copy()

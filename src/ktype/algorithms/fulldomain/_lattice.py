@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _progress
 from ...exceptions import InfeasibleError, InvalidParameterError, LatticeTooLargeError
 from ...release import Release
 from ._engine import Encoded, FrequencyCache, FrequencySet, NodeEval
@@ -529,6 +530,7 @@ class LatticeSearch:
             pos = int(_next_open(order, state, pos, True))  # next unclassified start
             if pos == len(order):
                 break
+            _progress.update("lattice search", pos, len(order), "lattice nodes")
             path = _path_kernel(lat.levels8, lat.heights, lat.strides, state, climb, int(order[pos]))
             pos += 1
             self._search_path(path)
@@ -553,7 +555,9 @@ class LatticeSearch:
         """Evaluate every node, bottom-up by height, each rolled up from a direct specialization."""
         lat = self.lat
         prev: dict[int, FrequencySet] = {0: self.enc.bottom}
-        for h in range(int(lat.height.max()) + 1):
+        top = int(lat.height.max())
+        for h in range(top + 1):
+            _progress.update("lattice search", h, top + 1, "lattice levels")
             cur: dict[int, FrequencySet] = {}
             for node in np.flatnonzero(lat.height == h):
                 node = int(node)
@@ -672,6 +676,7 @@ class LatticeSearch:
             pos = int(_next_open(order, state, pos, True))  # next unclassified, unpruned start
             if pos == len(order):
                 break
+            _progress.update("lattice search", pos, len(order), "lattice nodes")
             start = int(order[pos])
             pos += 1
             thr = self._threshold()
@@ -804,6 +809,7 @@ class LatticeSearch:
             if pos == len(order):  # every node infeasible
                 self._tagging = False
                 return -1
+            _progress.update("lattice search", pos, len(order), "lattice nodes by value")
             node = int(order[pos])
             if state[node] == 1:
                 break
@@ -894,6 +900,11 @@ def run_search(enc: Encoded, algorithm: str, *, k_minimal: bool = False) -> Latt
     and ``minimal`` holds the k-minimal nodes the classification proves. ``k_minimal=True`` classifies every node
     and returns every k-minimal node (as ``exhaustive`` does).
     """
+    with _progress.stage("lattice search"):
+        return _run_search(enc, algorithm, k_minimal=k_minimal)
+
+
+def _run_search(enc: Encoded, algorithm: str, *, k_minimal: bool) -> LatticeResult:
     t0 = time.perf_counter()
     check_dense(algorithm, enc.heights)
     search = LatticeSearch(enc)

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from ... import _progress
 from ..._jit import njit
 from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
@@ -374,7 +375,8 @@ def k_conceal(
     st = _Concealer(problem, LO, HI, scc_update)
     n = problem.n
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
-    for i in order:  # sequential by nature: each upgrade changes later rows' matches
+    for t, i in enumerate(order):  # sequential by nature: each upgrade changes later rows' matches
+        _progress.update("k-concealment", t, n, "records")
         i = int(i)
         Q = st.graph.neighbours(i)  # fixed while row i is processed: step 8 widens only R̄_i, which R_i already matches
         if len(Q) < k:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import _progress
 from ..._validation import Interval, Options
 from ...data.dataset import Dataset
 from ...exceptions import UnsupportedModelError
@@ -183,17 +184,20 @@ def k_concealment(
     p = Problem.from_dataset(dataset, measure)
     n = dataset.n
     info: dict = {"measure": measure, "randomized": randomized}
-    if randomized:
-        assert rng is not None
-        LO, HI, st6 = randomized_k1(p, k, q=q, rng=rng)
-        info.update({"pipeline": "alg6+alg3+alg5", "q": q if q is not None else 2 * (k - 1), **st6})
-        o3, o5 = rng.permutation(n), rng.permutation(n)
-    else:
-        LO, HI = k1_expansion(p, k)
-        info["pipeline"] = "alg2+alg3+alg5"
-        o3 = o5 = None
-    LO, HI = one_k_completion(p, LO, HI, k, order=o3)
-    LO, HI = k_conceal(p, LO, HI, k, order=o5, scc_update=scc_update)
+    with _progress.stage("(k,1) generalization", detail="Algorithm 6" if randomized else "Algorithm 2"):
+        if randomized:
+            assert rng is not None
+            LO, HI, st6 = randomized_k1(p, k, q=q, rng=rng)
+            info.update({"pipeline": "alg6+alg3+alg5", "q": q if q is not None else 2 * (k - 1), **st6})
+            o3, o5 = rng.permutation(n), rng.permutation(n)
+        else:
+            LO, HI = k1_expansion(p, k)
+            info["pipeline"] = "alg2+alg3+alg5"
+            o3 = o5 = None
+    with _progress.stage("(1,k) completion", detail="Algorithm 3"):
+        LO, HI = one_k_completion(p, LO, HI, k, order=o3)
+    with _progress.stage("k-concealment", total=n, detail="Algorithm 5"):
+        LO, HI = k_conceal(p, LO, HI, k, order=o5, scc_update=scc_update)
     for m, s in sens:
         order = rng.permutation(n) if randomized else None
         if isinstance(m, PSensitivity):
