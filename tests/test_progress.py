@@ -91,3 +91,21 @@ def test_an_inner_run_reports_to_the_outer_listener():
     with reporting(events.append):
         run("mondrian", load_adult(n=300), KAnonymity(3))  # progress=None inside: the outer listener hears it
     assert ("mondrian", True) in [(e.stage, e.finished) for e in events]
+
+
+def test_freeform_and_its_audit_report_their_stages(tmp_path):
+    from ktype.audit import audit
+    from ktype.models.freeform import FreeformKAnonymity as FK
+
+    ds = load_adult(n=300)
+    events: list[ProgressEvent] = []
+    rel = run("freeform_sortgreedy", ds, FK(3), rng=1, progress=events.append)
+    assert [e.stage for e in events if e.finished] == [
+        "generalization graph", "assignment", "freeform_sortgreedy", "verification"]
+    path = rel.save(tmp_path / "ff.csv")
+    events.clear()
+    report = audit(ds, path, progress=events.append)
+    assert report.passed
+    steps = [e.detail for e in events if e.stage == "audit" and not e.finished and e.done > 0]
+    assert steps == ["columns", "labels and counts", "generalization", "models"]
+    assert events[-1].stage == "audit" and events[-1].finished and events[-1].done == events[-1].total == 5

@@ -86,15 +86,15 @@ class _Stage:
         self.reporter, self.name, self.total, self.detail = reporter, name, total, detail
         self.done = 0
 
-    def update(self, done: int, total: int | None = None, detail: str | None = None) -> None:
-        """Work done so far (absolute)."""
+    def update(self, done: int, total: int | None = None, detail: str | None = None, *, force: bool = False) -> None:
+        """Work done so far (absolute); ``force`` reports it whatever the rate limit (a named step)."""
         self.done = int(done)
         if total is not None:
             self.total = int(total)
         if detail is not None:
             self.detail = detail
         if self.reporter is not None:
-            self.reporter.emit(ProgressEvent(self.name, self.done, self.total, False, self.detail))
+            self.reporter.emit(ProgressEvent(self.name, self.done, self.total, False, self.detail), force=force)
 
     def advance(self, n: int = 1) -> None:
         """``n`` more units of work done."""
@@ -123,16 +123,16 @@ def stage(name: str, total: int | None = None, detail: str = "") -> Iterator[_St
     reporter.emit(ProgressEvent(name, done, st.total, True, st.detail), force=True)
 
 
-def update(name: str, done: int, total: int | None = None, detail: str = "") -> None:
-    """A progress report: updates the open :func:`stage` of that name, if any (rate-limited)."""
+def update(name: str, done: int, total: int | None = None, detail: str = "", *, force: bool = False) -> None:
+    """A progress report: updates the open :func:`stage` of that name, if any (rate-limited unless ``force``)."""
     reporter = _CURRENT.get()
     if reporter is None:
         return
     st = reporter.open.get(name)
     if st is not None:
-        st.update(done, total, detail or None)
+        st.update(done, total, detail or None, force=force)
     else:
-        reporter.emit(ProgressEvent(name, int(done), None if total is None else int(total), False, detail))
+        reporter.emit(ProgressEvent(name, int(done), None if total is None else int(total), False, detail), force=force)
 
 
 class _LineWriter:

@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ._progress import ProgressLike, reporting, stage, update
 from .data.dataset import Dataset
 from .data.hierarchy import value_keys
 from .exceptions import DataError, HierarchyError, InvalidParameterError, KtypeError, StaleMetadataError
@@ -430,6 +431,7 @@ def audit(
     sep: str | None = None,
     csv_escape: bool | None = None,
     missing: Mapping[str, str] | str | None = None,
+    progress: ProgressLike = None,
 ) -> AuditReport:
     """Audit a published release against its original (module docstring), then check models.
 
@@ -450,7 +452,41 @@ def audit(
     missing : str or mapping, optional
         The missing-value policy the original was anonymized with (``Dataset``'s ``missing``),
         applied whichever way the roles were given.
+    progress : None, callable, True or "auto"
+        Progress of the audit's five steps (columns, labels and counts, generalization,
+        models), as for :func:`ktype.algorithms.run`.
     """
+    with reporting(progress), stage("audit", total=len(_STEPS), detail="release against its original"):
+        return _audit(original, release, model, quasi_identifiers=quasi_identifiers, sensitive=sensitive,
+                      identifiers=identifiers, insensitive=insensitive, hierarchies=hierarchies, recoding=recoding,
+                      metadata=metadata, sep=sep, csv_escape=csv_escape, missing=missing)
+
+
+#: the audit's steps, in order (progress)
+_STEPS = ("reading", "columns", "labels and counts", "generalization", "models")
+
+
+def _step(name: str) -> None:
+    update("audit", _STEPS.index(name), len(_STEPS), name, force=True)
+
+
+def _audit(
+    original: pd.DataFrame | Dataset,
+    release: str | Path | pd.DataFrame,
+    model: PrivacyModel | Sequence[PrivacyModel] | None,
+    *,
+    quasi_identifiers: Sequence[str] | None,
+    sensitive: Sequence[str] | str,
+    identifiers: Sequence[str],
+    insensitive: Sequence[str],
+    hierarchies: Mapping[str, Any] | None,
+    recoding: str | None,
+    metadata: Mapping[str, Any] | None,
+    sep: str | None,
+    csv_escape: bool | None,
+    missing: Mapping[str, str] | str | None,
+) -> AuditReport:
+    _step("reading")
     meta: Mapping[str, Any] | None = metadata
     if isinstance(release, (str, Path)):
         try:
@@ -478,6 +514,7 @@ def audit(
                                     f"{e}")], [], {"metadata": True})
     findings: list[Finding] = []
     # 1. columns
+    _step("columns")
     pub_cols = [str(c) for c in published.columns]
     ids = [c for c in pub_cols if c in ds.identifiers]
     if ids:
@@ -520,6 +557,7 @@ def audit(
     if any(f.check in ("columns",) for f in findings):
         return AuditReport(findings, [], facts)
     # 2-3. labels and counts
+    _step("labels and counts")
     rel, parse_findings = _parse(ds, published, recoding=recoding, metadata=meta)
     findings += parse_findings
     if meta is not None:
@@ -535,11 +573,13 @@ def audit(
         return AuditReport(findings, [], facts)
     facts["recoding"] = rel.recoding
     # 4. generalization
+    _step("generalization")
     gen_findings, facts["matching"], graph = _generalization_findings(ds, published, rel)
     findings += gen_findings
     if any(f.check in ("generalization", "labels", "counts") for f in findings):
         return AuditReport(findings, [], facts, rel)
     # 5. models
+    _step("models")
     if model is None:
         if meta is None:
             return AuditReport(findings + [no_claim], [], facts, rel)

@@ -20,6 +20,7 @@ import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from ... import _progress
 from ..._validation import Interval
 from ...data.dataset import Dataset
 from ...exceptions import VerificationError
@@ -131,7 +132,8 @@ def _run(
     p = Problem.from_dataset(dataset)
     starts = blocks(p.n, partition_size)
     check_block_sizes(starts, k, algo, greedy=method != "hungarian", dense_limit=None if method == "greedy" else DENSE_LIMIT)
-    pre, costs = build_graph(p, k, method, starts, window=window)
+    with _progress.stage("generalization graph", detail=f"{method}, {len(starts) - 1:,} blocks"):
+        pre, costs = build_graph(p, k, method, starts, window=window)
     info = {
         "method": method,
         "k": k,
@@ -143,7 +145,8 @@ def _run(
     }
     if window:
         info["candidate_window"] = window
-    return publish(p, pre, rng, info)
+    with _progress.stage("assignment", detail="random perfect matchings"):
+        return publish(p, pre, rng, info)
 
 
 @register(
