@@ -36,15 +36,16 @@ def test_api_anonymize_and_check_roundtrip(people, tmp_path):
                           hierarchies={"age": "ordered", "zip": {"masking": [1, 2, 3]}}, k=4)
     pub = rel.to_pandas()
     assert "name" not in pub.columns and len(pub) == 60
-    assert ktype.check(rel.dataset, rel, KAnonymity(4)).satisfied
+    assert ktype.check(rel, KAnonymity(4), original=rel.dataset).passed
     out = tmp_path / "rel.csv"
     rel.save(out)
     parsed = parse_release(rel.dataset, pd.read_csv(out, dtype=str))
-    res = ktype.check(rel.dataset, parsed, KAnonymity(4))
-    assert res.satisfied
+    res = ktype.check(parsed, KAnonymity(4), original=rel.dataset)
+    assert res.passed
     # the published table is not 5-anonymous if the smallest class is 4
-    smallest = res.summary["smallest_class"]
-    assert not ktype.check(rel.dataset, parsed, KAnonymity(smallest + 1)).satisfied
+    smallest = res.results[0].summary["smallest_class"]
+    assert str(res) == f"{smallest}-anonymous"
+    assert not ktype.check(parsed, KAnonymity(smallest + 1), original=rel.dataset).passed
 
 
 def test_api_errors_are_clear(people):
@@ -132,7 +133,7 @@ def test_bundled_adult_main_job(tmp_path):
     pub = pd.read_csv(out)
     assert len(pub) == 30162
     ds = ktype.load_adult()
-    assert ktype.check(ds, parse_release(ds, pub.astype(str)), KAnonymity(10)).satisfied
+    assert ktype.check(parse_release(ds, pub.astype(str)), KAnonymity(10), original=ds).passed
 
 
 def test_hierarchy_error_class():

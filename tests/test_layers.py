@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "_lazy": 0,  # PEP 562 lazy package attributes (standard library only)  # numba njit with the process-safe kernel cache (numba only)
     "_matching": 0,  # maximum bipartite matching (numba, scipy.sparse only)
     "_io": 0,
+    "_progress": 0,  # progress events to a callback or a terminal (standard library; rich when drawing a bar)
     "__version__": 0,  # "from . import __version__": package metadata
     "data": 1,
     "datasets": 1,

@@ -24,14 +24,15 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "measures": ("ktype.measures", None),
     "models": ("ktype.models", None),
     "anonymize": ("ktype.api", "anonymize"),
-    "check": ("ktype.api", "check"),
+    "check": ("ktype.checking", "check"),
+    "CheckReport": ("ktype.checking", "CheckReport"),
     "Dataset": ("ktype.data", "Dataset"),
     "Hierarchy": ("ktype.data", "Hierarchy"),
     "load_adult": ("ktype.data", "load_adult"),
     "Release": ("ktype.release", "Release"),
 }
 
-__all__ = ["Dataset", "Hierarchy", "Release", "anonymize", "check", "load_adult", "algorithms", "exceptions", "measures", "models", "__version__"]
+__all__ = ["Dataset", "Hierarchy", "Release", "anonymize", "check", "CheckReport", "load_adult", "algorithms", "exceptions", "measures", "models", "__version__"]
 
 
 __getattr__, __dir__ = attach(__name__, _LAZY, __all__, submodules=True)
@@ -39,6 +40,7 @@ __getattr__, __dir__ = attach(__name__, _LAZY, __all__, submodules=True)
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports this module defers
     from . import algorithms, exceptions, measures, models
-    from .api import anonymize, check
+    from .api import anonymize
+    from .checking import CheckReport, check
     from .data import Dataset, Hierarchy, load_adult
     from .release import Release

@@ -111,6 +111,8 @@ class AuditReport:
     results: list[CheckResult]
     facts: dict[str, Any]
     release: Release | None = None
+    #: the models checked, in the order of ``results`` (given, or rebuilt from the metadata's claim)
+    models: list[PrivacyModel] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -616,7 +618,7 @@ def _audit(
                 # a claim (models or roles from the untrusted metadata) that cannot even be checked is not verified
                 findings.append(Finding("models", f"{m} cannot be checked on this release as its metadata describes "
                                         f"it: {e}"))
-    return AuditReport(findings, results, facts, rel)
+    return AuditReport(findings, results, facts, rel, list(models))
 
 
 def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Mapping[str, Any] | None,
