@@ -411,35 +411,3 @@ def _local_release_risk(rel: Release, quasi_identifiers: Sequence[str] | None, p
 
 
 # ---------------------------------------------------------------------- prosecutor-only (ktype.attacks.risk)
-@dataclass(frozen=True)
-class RiskReport:
-    """Per-record prosecutor risks and their summary (the older, prosecutor-only view)."""
-
-    per_record: np.ndarray
-    basis: str
-    summary: dict[str, Any] = field(default_factory=dict)
-
-
-def _legacy_summary(risk: np.ndarray, threshold: float) -> dict[str, Any]:
-    if risk.size == 0:
-        return {"records": 0}
-    s = summarize(risk, threshold)
-    return {"records": s["records"], "highest_risk": s["highest"], "average_risk": s["average"],
-            "records_above_threshold": s["records_above_threshold"], "share_above_threshold": s["share_above_threshold"],
-            "threshold": threshold, "unique_records": int((risk >= 1.0).sum())}
-
-
-def dataset_risk(dataset: Dataset, *, threshold: float = 0.2) -> RiskReport:
-    """Prosecutor risk of publishing the quasi-identifiers unchanged (``1 / class size``)."""
-    r = reidentification_risk(dataset, threshold=threshold)
-    return RiskReport(r.prosecutor.per_record, "classes of the original data", _legacy_summary(r.prosecutor.per_record, threshold))
-
-
-def release_risk(release: Release, *, threshold: float = 0.2) -> RiskReport:
-    """Prosecutor risk of a release: ``1/|class|`` per published row, or ``1/#matches`` per
-    original record for local recodings."""
-    r = reidentification_risk(release, threshold=threshold)
-    summ = _legacy_summary(r.prosecutor.per_record, threshold)
-    if release.recoding not in ("local", "freeform"):
-        summ["suppressed"] = release.n_suppressed
-    return RiskReport(r.prosecutor.per_record, r.basis, summ)
