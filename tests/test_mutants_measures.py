@@ -198,15 +198,15 @@ def test_tree_measures_on_empty_and_one_cell_releases():
         MEASURES["classification_metric"](one)
 
 
-# Mutant in column_stats: `hit[0] is dataset.X` -> `is not` (a cache entry left by another
-# dataset that had the same id() would be served). The guard ignores an entry whose X differs.
+# Mutant in column_stats: `hit[0] is dataset.X` -> `is not` (an entry computed from another
+# encoding of the same dataset object would be served). The guard ignores an entry whose X differs.
 def test_column_stats_ignores_an_entry_for_another_table():
     from ktype.measures import _base
 
     rel = _release()
     want = MEASURES["non_uniform_entropy"](rel)
     stale = _base._ColumnStats(count_cum=[np.zeros(9)] * 2, nlogn_cum=[np.zeros(9)] * 2, counts=[np.zeros(8)] * 2)
-    _base._STATS_CACHE[id(rel.dataset)] = (np.zeros((1, 1)), stale)
+    _base._STATS_CACHE[rel.dataset] = (np.zeros((1, 1)), stale)
     assert MEASURES["non_uniform_entropy"](rel) == want
 
 

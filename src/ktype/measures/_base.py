@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -206,7 +207,8 @@ class _ColumnStats:
     counts: list[np.ndarray] = field(default_factory=list)
 
 
-_STATS_CACHE: dict[int, tuple[Any, _ColumnStats]] = {}
+#: per dataset object (weakly held: an entry goes with its dataset), with the encoding it was computed from
+_STATS_CACHE: weakref.WeakKeyDictionary[Any, tuple[Any, _ColumnStats]] = weakref.WeakKeyDictionary()
 
 
 def column_stats(dataset: Dataset) -> _ColumnStats:
@@ -214,8 +216,7 @@ def column_stats(dataset: Dataset) -> _ColumnStats:
     ``Σ_{a∈B} N_j(a) log2 N_j(a)`` of any interval ``B`` are two lookups: both are additive
     over the leaves of ``B``, which is all the entropy measures of Gionis & Tassa (TKDE 2009,
     §4.2-4.4) need. Cached per dataset object."""
-    key = id(dataset)
-    hit = _STATS_CACHE.get(key)
+    hit = _STATS_CACHE.get(dataset)
     if hit is not None and hit[0] is dataset.X:
         return hit[1]
     st = _ColumnStats()
@@ -227,9 +228,7 @@ def column_stats(dataset: Dataset) -> _ColumnStats:
         st.counts.append(cnt)
         st.count_cum.append(np.concatenate([[0.0], np.cumsum(cnt)]))
         st.nlogn_cum.append(np.concatenate([[0.0], np.cumsum(nlogn)]))
-    if len(_STATS_CACHE) > 32:
-        _STATS_CACHE.clear()
-    _STATS_CACHE[key] = (dataset.X, st)
+    _STATS_CACHE[dataset] = (dataset.X, st)
     return st
 
 

@@ -76,6 +76,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -505,8 +506,8 @@ class ConsistencyGraph:
 
 
 # ------------------------------------------------------------------------------- public API
-#: graphs lent by :func:`shared_graph`, by ``id`` of their release (checked by identity)
-_SHARED: dict[int, tuple[Release, ConsistencyGraph]] = {}
+#: the graph lent by :func:`shared_graph` in this context, with its release (checked by identity)
+_LENT: ContextVar[tuple[Release, ConsistencyGraph] | None] = ContextVar("ktype_lent_graph", default=None)
 
 
 def consistency_graph(release: Release) -> ConsistencyGraph:
@@ -515,7 +516,7 @@ def consistency_graph(release: Release) -> ConsistencyGraph:
     Inside :func:`shared_graph` for this very release object, the graph lent there is
     returned instead of a new one.
     """
-    hit = _SHARED.get(id(release))
+    hit = _LENT.get()
     if hit is not None and hit[0] is release:
         return hit[1]
     return ConsistencyGraph(release)
@@ -531,11 +532,11 @@ def shared_graph(release: Release, graph: ConsistencyGraph) -> Iterator[Consiste
     """
     if graph.release is not release:
         raise InvalidParameterError("shared_graph: the graph was built from another release")
-    _SHARED[id(release)] = (release, graph)
+    token = _LENT.set((release, graph))
     try:
         yield graph
     finally:
-        _SHARED.pop(id(release), None)
+        _LENT.reset(token)
 
 
 def consistency_degrees(release: Release) -> tuple[np.ndarray, np.ndarray]:
