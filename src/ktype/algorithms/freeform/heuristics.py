@@ -36,7 +36,7 @@ __all__ = ["freeform_greedy", "freeform_sortgreedy", "freeform_hungarian", "buil
 
 REFERENCE = "Doka, Xue, Tsoumakos, Karras. k-Anonymization by Freeform Generalization. ASIA CCS 2015"
 _MODELS = (FreeformKAnonymity, KConcealment)
-_PART = {"partition_size": [None, Interval(int, 2, None, closed="left")], "symmetric": [bool]}
+_PART = {"partition_size": [None, Interval(int, 2, None, closed="left")]}
 #: largest block SortGreedy / Hungarian accept (dense m x m weights, ~16 m^2 bytes)
 DENSE_LIMIT = 6000
 
@@ -121,13 +121,8 @@ def build_graph(
 
 
 def _run(
-    dataset: Dataset, models: Sequence[PrivacyModel], method: str, partition_size: int | None, rng, algo: str, *, window: int = 0, symmetric: bool = False
+    dataset: Dataset, models: Sequence[PrivacyModel], method: str, partition_size: int | None, rng, algo: str, *, window: int = 0
 ) -> Release:
-    if symmetric:
-        raise NotImplementedError(
-            f"{algo}: symmetric=True (the reciprocal variant Doka et al. mention in §2.2 without details; docs/freeform.md) is not "
-            "implemented; the freeform algorithms build non-reciprocal k-regular graphs."
-        )
     k = model_k(models, algo)
     p = Problem.from_dataset(dataset)
     starts = blocks(p.n, partition_size)
@@ -164,7 +159,6 @@ def freeform_greedy(
     *,
     partition_size: int | None = None,
     candidates: int | None = None,
-    symmetric: bool = False,
     rng: np.random.Generator,
 ) -> Release:
     """Freeform k-anonymization by Greedy (Doka et al. §5, Algorithm 1).
@@ -182,10 +176,6 @@ def freeform_greedy(
     partition_size : int, optional
         Process consecutive blocks of this many rows (at least) independently (§8.1; the
         paper uses 250 for Greedy). Needs ``k <= (partition_size + 2) / 2`` (Theorem 5.2).
-    symmetric : bool
-        The reciprocal variant (§2.2 says the algorithms "can be tuned" to it, without
-        details): **not implemented** (raises
-        ``NotImplementedError``; the same option of SortGreedy and Hungarian too).
     candidates : int, optional
         Candidate pruning (not in the paper): first look only at post-images within this
         many positions of the record in the lexicographic order, falling back to all free
@@ -193,7 +183,7 @@ def freeform_greedy(
     rng : int, numpy Generator or None
         Secret randomness for the published assignment (None = OS entropy).
     """
-    return _run(dataset, models, "greedy", partition_size, rng, "freeform_greedy", window=candidates or 0, symmetric=symmetric)
+    return _run(dataset, models, "greedy", partition_size, rng, "freeform_greedy", window=candidates or 0)
 
 
 @register(
@@ -206,7 +196,7 @@ def freeform_greedy(
     reference=REFERENCE + ", §6 Algorithm 2",
 )
 def freeform_sortgreedy(
-    dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, symmetric: bool = False, rng: np.random.Generator
+    dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, rng: np.random.Generator
 ) -> Release:
     """Freeform k-anonymization by SortGreedy (Doka et al. §6, Algorithm 2).
 
@@ -217,7 +207,7 @@ def freeform_sortgreedy(
     memory per block (blocks above 6000 rows are refused: pass ``partition_size``; the paper
     uses 150).
     """
-    return _run(dataset, models, "sortgreedy", partition_size, rng, "freeform_sortgreedy", symmetric=symmetric)
+    return _run(dataset, models, "sortgreedy", partition_size, rng, "freeform_sortgreedy")
 
 
 @register(
@@ -230,7 +220,7 @@ def freeform_sortgreedy(
     reference=REFERENCE + ", §7",
 )
 def freeform_hungarian(
-    dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, symmetric: bool = False, rng: np.random.Generator
+    dataset: Dataset, models: Sequence[PrivacyModel], *, partition_size: int | None = None, rng: np.random.Generator
 ) -> Release:
     """Freeform k-anonymization with a minimum-weight perfect matching per iteration
     (Doka et al. §7), solved by ``scipy.optimize.linear_sum_assignment`` (a Jonker–Volgenant
@@ -240,4 +230,4 @@ def freeform_hungarian(
     threads (:func:`hungarian_workers`: numba's thread count; the weight kernel and scipy's
     solver both release the GIL); the result is identical to a sequential run.
     """
-    return _run(dataset, models, "hungarian", partition_size, rng, "freeform_hungarian", symmetric=symmetric)
+    return _run(dataset, models, "hungarian", partition_size, rng, "freeform_hungarian")
