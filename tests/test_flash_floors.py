@@ -180,7 +180,7 @@ def test_flash_with_floors_equals_exhaustive_on_an_adult_sample(k):
 
 @pytest.mark.parametrize("k", [3, 10, 40])
 def test_flash_with_floors_equals_exhaustive_on_a_fars_sample(k):
-    from tests.test_mutants import _fars_sample
+    from tests.test_edge_cases import _fars_sample
 
     ds = _fars_sample(1200, k, ["iage", "isex", "irace", "ihispanic", "istatenum", "iinjury"])
     search = LatticeSearch(Encoded(ds, (KAnonymity(k),), 0.0, "discernibility"))

@@ -42,28 +42,28 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "models_classes": (
         ["src/ktype/models/_base.py", "src/ktype/models/kanonymity.py", "src/ktype/models/_table.py",
          "src/ktype/models/ldiversity.py", "src/ktype/models/tcloseness.py"],
-        [T + "test_diversity.py", T + "test_tcloseness.py", T + "test_ktype_models.py", T + "test_mutants_models.py"],
+        [T + "test_diversity.py", T + "test_tcloseness.py", T + "test_ktype_models.py", T + "test_models_oracle.py"],
     ),
     "models_ktype": (
         ["src/ktype/models/ktype_models.py", "src/ktype/models/_graph.py"],
-        [T + "test_ktype_models.py", T + "test_mutants_models.py"],
+        [T + "test_ktype_models.py", T + "test_models_oracle.py"],
     ),
     "models_freeform": (
         ["src/ktype/models/freeform.py"],
-        [T + "test_freeform.py", T + "test_mutants.py", T + "test_mutants_models.py::test_freeform_checker_fails_broken_witnesses"],
+        [T + "test_freeform.py", T + "test_edge_cases.py", T + "test_models_oracle.py::test_freeform_checker_fails_broken_witnesses"],
     ),
     "models_transparent": (
         ["src/ktype/models/transparent.py"],
-        [T + "test_transparent.py", T + "test_mutants.py", T + "test_mutants_transparent.py", T + "test_mutants_models.py::test_protected_l_diversity_against_recount"],
+        [T + "test_transparent.py", T + "test_edge_cases.py", T + "test_transparent_oracle.py", T + "test_models_oracle.py::test_protected_l_diversity_against_recount"],
     ),
     "measures": (
         ["src/ktype/measures/_base.py", "src/ktype/measures/classes.py", "src/ktype/measures/entropy.py",
          "src/ktype/measures/kl.py", "src/ktype/measures/loss_metric.py", "src/ktype/measures/ncp.py",
          "src/ktype/measures/tree.py", "src/ktype/measures/__init__.py"],
-        [T + "test_measures.py", T + "test_mutants_measures.py", T + "test_measures_oracle.py",
-         T + "test_mutants.py::test_class_sizes_marks_suppressed_rows_minus_one",
-         T + "test_mutants.py::test_average_class_size_k_validation",
-         T + "test_mutants.py::test_classification_metric_label_errors_and_missing_labels"],
+        [T + "test_measures.py", T + "test_measures_edges.py", T + "test_measures_oracle.py",
+         T + "test_edge_cases.py::test_class_sizes_marks_suppressed_rows_minus_one",
+         T + "test_edge_cases.py::test_average_class_size_k_validation",
+         T + "test_edge_cases.py::test_classification_metric_label_errors_and_missing_labels"],
     ),
     # the brute-force comparisons that run hybrid/mondrian first cost minutes per mutant
     "measures_range_query": (
@@ -73,15 +73,15 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "mondrian": (
         ["src/ktype/algorithms/mondrian.py"],
-        [T + "test_mondrian.py", T + "test_mutants_mondrian.py", T + "test_mondrian_parallel.py",
-         T + "test_mutants.py::test_mondrian_splits_the_widest_normalized_column"],
+        [T + "test_mondrian.py", T + "test_mondrian_properties.py", T + "test_mondrian_parallel.py",
+         T + "test_edge_cases.py::test_mondrian_splits_the_widest_normalized_column"],
     ),
     # the numpy partitioner Mondrian uses for k-anonymity alone (no numba): compared release
     # for release with the frozen sequential reference, and run by every small k-anonymity job
     "mondrian_numpy": (
         ["src/ktype/algorithms/_mondrian_numpy.py"],
-        [T + "test_mondrian_parallel.py", T + "test_mondrian.py", T + "test_mutants_mondrian.py",
-         T + "test_mutants_mondrian_numpy.py"],
+        [T + "test_mondrian_parallel.py", T + "test_mondrian.py", T + "test_mondrian_properties.py",
+         T + "test_mondrian_numpy.py"],
     ),
     # the full-domain package in three groups (each with its own, shorter test map): the
     # entry points and the search algorithms; the lattice engine (flash / exhaustive);
@@ -90,7 +90,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/algorithms/fulldomain/_api.py", "src/ktype/algorithms/fulldomain/__init__.py",
          "src/ktype/algorithms/fulldomain/_incognito.py", "src/ktype/algorithms/fulldomain/_datafly.py",
          "src/ktype/algorithms/fulldomain/_samarati.py", "src/ktype/algorithms/fulldomain/_koptimize.py"],
-        [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_mutants.py", T + "test_mutants_fulldomain.py",
+        [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_edge_cases.py", T + "test_fulldomain_oracle.py",
          "-k", "not (mondrian or class_sizes or average_class_size or classification_metric "
          "or preference_criteria_on_solutions or docs_example_runs)"],
     ),
@@ -98,7 +98,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/algorithms/fulldomain/_engine.py", "src/ktype/algorithms/fulldomain/_lattice.py",
          "src/ktype/algorithms/fulldomain/_hashed.py"],
         [T + "test_fulldomain.py", T + "test_fulldomain_props.py", T + "test_flash_bounds.py", T + "test_flash_zero.py",
-         T + "test_flash_floors.py", T + "test_mutants.py", T + "test_mutants_fulldomain.py", T + "test_mutants_engine.py",
+         T + "test_flash_floors.py", T + "test_edge_cases.py", T + "test_fulldomain_oracle.py", T + "test_lattice_engine_oracle.py",
          # the hashed roll-up (_hashed.py) and the packing base are only reached through these
          T + "test_fulldomain_many.py::test_hashed_rollup_matches_exact_rollup",
          T + "test_fulldomain_many.py::test_packing_base_matches_table_rows",
@@ -108,8 +108,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "fulldomain_best_effort": (
         ["src/ktype/algorithms/fulldomain/_lightning.py", "src/ktype/algorithms/fulldomain/_genetic.py",
          "src/ktype/algorithms/fulldomain/_sparse.py"],
-        [T + "test_fulldomain_many.py", T + "test_genetic.py", T + "test_mutants_fulldomain.py",
-         T + "test_fulldomain.py", T + "test_mutants_best_effort.py"],
+        [T + "test_fulldomain_many.py", T + "test_genetic.py", T + "test_fulldomain_oracle.py",
+         T + "test_fulldomain.py", T + "test_fulldomain_best_effort.py"],
     ),
     # certify: the exact branch-and-bound that proves a best-effort result optimal (or finds better)
     "fulldomain_certify": (

@@ -309,7 +309,7 @@ def test_flash_and_exhaustive_defaults_and_every_measure_against_brute_force(mea
 
 @pytest.mark.parametrize("measure", LATTICE_MEASURES)
 def test_flash_and_exhaustive_on_a_fars_sample_against_brute_force(measure):
-    from tests.test_mutants import _fars_sample
+    from tests.test_edge_cases import _fars_sample
 
     ds = _fars_sample(250, 2, ["iage", "isex", "irace", "ihispanic"])
     feas = _feasible(ds, 5, 0.1)

@@ -38,7 +38,7 @@ from ktype.models.ldiversity import (
 from ktype.models.tcloseness import TCloseness
 from ktype.release import Release
 from tests.test_flash_bounds import random_table
-from tests.test_mutants_fulldomain import _adult
+from tests.test_fulldomain_oracle import _adult
 
 ENGINE_MEASURES = ("non_uniform_entropy", "loss_metric", "discernibility", "average_class_size", "precision", "height")
 
@@ -180,7 +180,7 @@ def test_every_node_of_adult_samples_against_the_oracle(n, seed, k, sup):
 
 @pytest.mark.parametrize(("n", "seed", "k", "sup"), [(200, 4, 5, 0.1), (150, 9, 3, 0.0)])
 def test_every_node_of_fars_samples_against_the_oracle(n, seed, k, sup):
-    from tests.test_mutants import _fars_sample
+    from tests.test_edge_cases import _fars_sample
 
     ds = _fars_sample(n, seed, ["iage", "isex", "irace", "ihispanic"])
     oracle = Oracle(ds, [KAnonymity(k)], sup)

@@ -2,7 +2,7 @@
 (``fulldomain/_lightning.py``, ``_genetic.py``, ``_sparse.py``); see docs/mutation.md.
 
 The sparse searches (lightning, genetic, and Samarati / Datafly through the same evaluator)
-are checked against the oracle of ``test_mutants_engine`` (level_intervals boxes, the
+are checked against the oracle of ``test_lattice_engine_oracle`` (level_intervals boxes, the
 models' own checkers, ``ktype.measures``), which shares no code with them: every node they
 report as visited is classified, counted and valued as the oracle does; the returned node
 is feasible and worth what the oracle says; Lightning's lower bound never exceeds the true
@@ -21,8 +21,8 @@ from ktype.algorithms.fulldomain._genetic import genetic_search
 from ktype.algorithms.fulldomain._lightning import lightning_search
 from ktype.models.kanonymity import KAnonymity
 from ktype.models.ldiversity import DistinctLDiversity, EntropyLDiversity
-from tests.test_mutants_engine import ENGINE_MEASURES, Oracle, _close
-from tests.test_mutants_fulldomain import _adult
+from tests.test_lattice_engine_oracle import ENGINE_MEASURES, Oracle, _close
+from tests.test_fulldomain_oracle import _adult
 
 QIS4 = ["age", "education", "sex", "race"]
 
