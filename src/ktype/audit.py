@@ -47,6 +47,10 @@ this original*. :func:`audit` establishes, in this order:
 
 Every finding names the file rows (0-based data rows, header excluded), original records
 or classes concerned, and the reason.
+
+Length: one procedure in five ordered steps (columns, labels, counts, generalization, models) with
+the report it returns; each step's helpers are private to it, and splitting them would make the
+order, which is the point of the audit, harder to read.
 """
 
 from __future__ import annotations

@@ -70,6 +70,10 @@ References
    10:517–534, 1958.
 .. [3] L. Lovász, M. D. Plummer. Matching Theory, 1986, §4.3 (allowed edges of a bipartite
    graph; the elementary / DM decomposition).
+
+Length: one object, the consistency graph, with what is derived from it (degrees, the maximum flow
+that finds a perfect matching, strongly connected components, matches, the k-factor test) as cached
+properties of that object; its compiled kernels are in ``_graph_kernels.py``.
 """
 
 from __future__ import annotations

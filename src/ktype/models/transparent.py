@@ -30,6 +30,10 @@ identifier order; Assign (Fig. 6, whose "goto Line 7" is read as a return to the
 computation: Line 7 resets β, so a literal goto would never end) orders values by descending
 count, ties by the sorted value domain, and draws each value's α tuples uniformly at random. Perimeters are compared exactly
 (``fractions.Fraction``).
+
+Length: the exact risk oracle enumerates the outcomes of the three transparent algorithms, so it
+carries reference versions of Tailor, Ace and Hybrid written for enumeration (sharing no code with
+``ktype.algorithms.transparent``) beside the model and its check.
 """
 
 from __future__ import annotations

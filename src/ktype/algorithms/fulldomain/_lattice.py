@@ -5,6 +5,10 @@ level chains; ``height(L) = Σ L_j``; the direct generalizations of ``L`` raise 
 coordinate by one; a *strategy* is a maximal chain bottom → top; a node is a solution when
 its required suppression is within ``MaxSup``; the k-minimal generalizations (Def. 5) are
 the minimal solutions under the coordinate-wise order.
+
+Length: the search strategies over one lattice state (Flash classification, the bounded search, the
+by-value visit, the exact optimum for non-monotone measures, the exhaustive oracle) read and tag the
+same arrays; splitting them would spread that state's invariants over several modules.
 """
 
 from __future__ import annotations

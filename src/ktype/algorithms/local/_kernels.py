@@ -1,4 +1,9 @@
-"""numba kernels of the k-type local-recoding algorithms (no Python loops over rows)."""
+"""numba kernels of the k-type local-recoding algorithms (no Python loops over rows).
+
+Length: the compiled kernels of every local-recoding algorithm (Tassa, Mazza & Gionis, Algorithms
+2-7; the clustering pipelines) share small ``@njit`` helpers (interval costs, closures, expansions)
+that numba compiles into their callers; one module keeps one home for compiled local-recoding code.
+"""
 
 from __future__ import annotations
 

@@ -26,6 +26,10 @@ new source already lies in ``SCC(i)`` nothing changes (the common case, O(|new|)
 ``SCC_new(i)`` is found with one forward and one backward search in the updated graph and
 only its members are relabelled. ``scc_update="full"`` recomputes all SCCs after every upgrade
 (for testing equality).
+
+Length: the dynamic SCC maintenance of Algorithm 5 exists twice on purpose (incremental and full
+recomputation, which the tests compare release for release), beside the static Algorithm 4 they both
+start from.
 """
 
 from __future__ import annotations
