@@ -43,78 +43,97 @@ class Shape:
     value_type: str | None = None
 
 
+def _cell_text(x: Any) -> str:
+    """A hierarchy cell as stripped text; a missing cell (None, NaN, NA) is empty."""
+    if x is None or (not isinstance(x, str) and bool(pd.isna(x))):
+        return ""
+    return str(x).strip()
+
+
 def from_table(table: pd.DataFrame | Sequence[Sequence], name: str = "attribute") -> Shape:
     """Build from an ARX-style table: one row per value, one column per level.
 
     Column 0 holds the domain values, the last column the single root. Exact duplicate
     rows are dropped with a warning; a value listed twice with different ancestors is
-    an error.
+    an error. Domain-sized work in plain Python (a hierarchy has one row per value).
     """
-    df = pd.DataFrame(table).astype(str)
-    df.index = np.arange(1, len(df) + 1)  # 1-based row numbers (= file lines of an ARX CSV)
-    df.columns = range(df.shape[1])
-    if df.shape[0] == 0:
+    if isinstance(table, pd.DataFrame):
+        raw = table.to_numpy(dtype=object).tolist()
+    else:
+        raw = [list(r) for r in table]
+    ncol = max((len(r) for r in raw), default=0)
+    if not raw:
         raise HierarchyError(f"Hierarchy for {name!r} has no rows.")
-    if df.shape[1] < 2:
+    if ncol < 2:
         raise HierarchyError(
-            f"Hierarchy for {name!r} needs at least two columns (value and top level); got {df.shape[1]}."
+            f"Hierarchy for {name!r} needs at least two columns (value and top level); got {ncol}."
         )
-    df = df.apply(lambda c: c.str.strip())
-    if (df == "").any().any() or df.isna().any().any():
-        r, c = np.argwhere(((df == "") | df.isna()).to_numpy())[0]
-        raise HierarchyError(
-            f"Hierarchy for {name!r} has an empty cell at row {r + 1}, level {c}: "
-            "ragged rows are not allowed in the table format (use Hierarchy.from_subsets)."
-        )
-    dup_rows = df.duplicated()
-    if dup_rows.any():
+    rows = [[_cell_text(x) for x in r] + [""] * (ncol - len(r)) for r in raw]
+    for r, row in enumerate(rows):
+        if "" in row:
+            raise HierarchyError(
+                f"Hierarchy for {name!r} has an empty cell at row {r + 1}, level {row.index('')}: "
+                "ragged rows are not allowed in the table format (use Hierarchy.from_subsets)."
+            )
+    seen: set[tuple[str, ...]] = set()
+    kept: list[tuple[int, list[str]]] = []  # (1-based row number = file line of an ARX CSV, cells)
+    dropped: list[list[str]] = []
+    for r, row in enumerate(rows, start=1):
+        key = tuple(row)
+        if key in seen:
+            dropped.append(row)
+            continue
+        seen.add(key)
+        kept.append((r, row))
+    if dropped:
         warnings.warn(
-            f"Hierarchy for {name!r}: dropped {int(dup_rows.sum())} exact duplicate row(s) "
-            f"(e.g. value {shown(df[dup_rows].iloc[0, 0])}).",
+            f"Hierarchy for {name!r}: dropped {len(dropped)} exact duplicate row(s) "
+            f"(e.g. value {shown(dropped[0][0])}).",
             stacklevel=2,
         )
-        df = df[~dup_rows]
-    dup_vals = df.iloc[:, 0].duplicated(keep=False)
-    if dup_vals.any():
-        v = df.iloc[:, 0][dup_vals].iloc[0]
-        rows = df.index[df.iloc[:, 0] == v].tolist()[:2]
-        raise HierarchyError(
-            f"Hierarchy for {name!r} lists value {v!r} twice with different generalizations "
-            f"(rows {rows[0]} and {rows[1]})."
-        )
-    _check_nested(df, name)
-    values = df.iloc[:, 0].tolist()
-    paths = df.iloc[:, 1:].to_numpy().tolist()
-    return Shape(name, values, paths)
+    first_row: dict[str, int] = {}
+    for r, row in kept:
+        if row[0] in first_row:
+            v = row[0]
+            raise HierarchyError(
+                f"Hierarchy for {name!r} lists value {v!r} twice with different generalizations "
+                f"(rows {first_row[v]} and {r})."
+            )
+        first_row[row[0]] = r
+    _check_nested(kept, ncol, name)
+    return Shape(name, [row[0] for _, row in kept], [row[1:] for _, row in kept])
 
 
-def _check_nested(df: pd.DataFrame, name: str) -> None:
+def _check_nested(kept: list[tuple[int, list[str]]], ncol: int, name: str) -> None:
     """Refuse a level table whose levels are not nested partitions of the values.
 
-    ``df`` holds one row per value (index = 1-based row number), column 0 the values and
-    one column per level. Each label must (1) have one parent at the next level, and
-    (2) name the same set of values at every level it appears (a label repeated to pad a
-    short branch is fine; the same label for two different groups is not, nor a cycle
-    ``M -> X`` on one row and ``X -> M`` on another). Domain-sized work only.
+    ``kept`` holds one (1-based row number, cells) per value, cell 0 the value and one cell
+    per level. Each label must (1) have one parent at the next level, and (2) name the same
+    set of values at every level it appears (a label repeated to pad a short branch is fine;
+    the same label for two different groups is not, nor a cycle ``M -> X`` on one row and
+    ``X -> M`` on another). Domain-sized work only.
     """
-    ncol = df.shape[1]
     for c in range(ncol - 1):
-        pairs = df[[c, c + 1]].drop_duplicates()
-        two = pairs[c].duplicated(keep=False)
-        if two.any():
-            lab = pairs[c][two].iloc[0]
-            rows = pairs[pairs[c] == lab]
-            (r1, p1), (r2, p2) = list(zip(rows.index, rows[c + 1]))[:2]
-            what = "value" if c == 0 else f"level-{c} label"
-            raise HierarchyError(
-                f"Hierarchy for {name!r} is not a tree: {what} {lab!r} has two parents, {p1!r} (row {r1}) "
-                f"and {p2!r} (row {r2}); each level must group the values of the level below "
-                "(nested partitions)."
-            )
+        parent: dict[str, tuple[int, str]] = {}
+        for r, row in kept:
+            lab, par = row[c], row[c + 1]
+            prev = parent.get(lab)
+            if prev is None:
+                parent[lab] = (r, par)
+            elif prev[1] != par:
+                what = "value" if c == 0 else f"level-{c} label"
+                raise HierarchyError(
+                    f"Hierarchy for {name!r} is not a tree: {what} {lab!r} has two parents, {prev[1]!r} (row {prev[0]}) "
+                    f"and {par!r} (row {r}); each level must group the values of the level below "
+                    "(nested partitions)."
+                )
     members: dict[str, tuple[int, frozenset]] = {}
     for c in range(ncol):
-        for lab, idx in df.groupby(c, sort=False).groups.items():
-            s = frozenset(idx.tolist())
+        groups: dict[str, list[int]] = {}
+        for r, row in kept:
+            groups.setdefault(row[c], []).append(r)
+        for lab, idx in groups.items():
+            s = frozenset(idx)
             prev = members.get(lab)
             if prev is None:
                 members[lab] = (c, s)
@@ -122,11 +141,11 @@ def _check_nested(df: pd.DataFrame, name: str) -> None:
             if prev[1] == s:
                 continue
             # the same label names two different groups: a cycle if two labels point at each other
-            edges: dict[Any, Any] = {}
+            edges: dict[tuple[str, str], int] = {}
             for a in range(ncol - 1):
-                for r, x, y in zip(df.index, df[a], df[a + 1]):
-                    if x != y:
-                        edges.setdefault((x, y), r)
+                for r, row in kept:
+                    if row[a] != row[a + 1]:
+                        edges.setdefault((row[a], row[a + 1]), r)
             for (x, y), r in edges.items():
                 if (y, x) in edges and lab in (x, y):
                     raise HierarchyError(
@@ -418,6 +437,7 @@ def dates(values: Iterable, levels: Sequence[str] = DEFAULT_DATE_LEVELS, name: s
     table = pd.DataFrame({0: leaves, **{i + 1: cols[lv].tolist() for i, lv in enumerate(levels)}})
     table[len(levels) + 1] = SUPPRESSED_LABEL
     table.index = np.arange(1, len(table) + 1)
-    _check_nested(table, name)
+    _check_nested(list(zip(table.index.tolist(), table.astype(str).to_numpy(dtype=object).tolist())),
+                  table.shape[1], name)
     paths = table.iloc[:, 1:].to_numpy().tolist()
     return Shape(name, leaves, paths, value_type="date")
