@@ -52,7 +52,7 @@ from ._io import atomic_write_text, check_output_path
 from .exceptions import DataError, InvalidParameterError, KtypeError
 from .release import Release, _jsonable
 
-__all__ = ["SECTIONS", "collect", "render", "report_html", "write_report"]
+__all__ = ["SECTIONS", "check_report_path", "collect", "render", "report_file", "report_html", "write_report"]
 
 #: section ids, in page order (each is a ``<section id=...>`` of the report)
 SECTIONS: tuple[str, ...] = ("job", "verification", "risk", "classes", "matching", "diversity", "utility",
@@ -83,8 +83,13 @@ def collect(
     posterior: str = "uniform",
     max_component: int = 20,
     input_label: str | None = None,
+    audit: Any = None,
 ) -> dict[str, Any]:
     """Every number of the report, as one JSON-able dict (what :func:`render` draws).
+
+    ``audit`` (a :class:`ktype.audit.AuditReport` of the release file) replaces the
+    verification: its findings and model results (what ``ktype check`` prints) are shown
+    instead of running the release's models' checkers again.
 
     ``measures`` is :func:`ktype.measures.compute` of the release (what ``ktype metrics``
     prints) and ``risk`` is :func:`ktype.risk.report.risk_report` (what ``ktype risk``
@@ -102,7 +107,11 @@ def collect(
 
     ds = release.dataset
     data: dict[str, Any] = {"job": _job(release, input_label)}
-    data["verification"] = _verification(release)
+    data["verification"] = _verification(release) if audit is None else _audit_verification(audit)
+    data["audit"] = None if audit is None else {"passed": bool(audit.passed), "findings": [str(f) for f in audit.findings],
+                                                 "facts": _jsonable(audit.facts)}
+    if audit is not None and not data["job"]["models"]:
+        data["job"]["models"] = [r["model"] for r in data["verification"]]
     measures = compute(release)
     data["measures"] = dict(measures)
     data["measures_skipped"] = {k: str(v) for k, v in getattr(measures, "skipped", {}).items()}
@@ -162,6 +171,10 @@ def _verification(release: Release) -> list[dict[str, Any]]:
             continue
         out.append({"model": res.model, "satisfied": bool(res.satisfied), "summary": _jsonable(res.summary)})
     return out
+
+
+def _audit_verification(audit: Any) -> list[dict[str, Any]]:
+    return [{"model": r.model, "satisfied": bool(r.satisfied), "summary": _jsonable(r.summary)} for r in audit.results]
 
 
 def _group_sizes(rows: np.ndarray) -> np.ndarray:
@@ -543,11 +556,19 @@ def _sec_job(d: dict[str, Any]) -> str:
 
 def _sec_verification(d: dict[str, Any]) -> str:
     v = d["verification"]
-    made = d["job"]["verified_when_made"]
-    out = [f"<p>Verified by the independent checker when the release was made: <strong>{_fmt(made)}</strong>. "
-           "Each model's checker was run again for this report:</p>"]
+    au = d.get("audit")
+    if au is None:
+        made = d["job"]["verified_when_made"]
+        out = [f"<p>Verified by the independent checker when the release was made: <strong>{_fmt(made)}</strong>. "
+               "Each model's checker was run again for this report:</p>"]
+    else:
+        word = "<span class=\"pass\">PASSED</span>" if au["passed"] else "<span class=\"fail\">FAILED</span>"
+        out = [f"<p>The release file was audited against its original (<code>ktype check</code>): {word}.</p>"]
+        if au["findings"]:
+            out.append("<ul data-key=\"findings\">" + "".join(f"<li class=\"fail\">{_e(f)}</li>" for f in au["findings"])
+                       + "</ul><p class=\"fail\">A model verdict on a release that fails its audit proves nothing.</p>")
     if not v:
-        return out[0] + "<p class=\"note\">The release carries no privacy model: nothing to verify.</p>"
+        return "".join(out) + "<p class=\"note\">No privacy model to verify.</p>"
     rows = []
     for r in v:
         if r["satisfied"] is None:
@@ -791,8 +812,9 @@ def render(data: Mapping[str, Any]) -> str:
     sections = "".join(f"<section id=\"{s}\"><h2>{_e(_TITLES[s])}</h2>{bodies[s]}</section>" for s in SECTIONS)
     payload = json.dumps(d, sort_keys=True, allow_nan=False, default=str).replace("<", "\\u003c")
     verdicts = [r["satisfied"] for r in d["verification"]]
-    status = ("all models verified" if verdicts and all(v is True for v in verdicts)
-              else "NOT VERIFIED" if verdicts else "no model")
+    audit_ok = d.get("audit") is None or d["audit"]["passed"]
+    status = ("all models verified" if verdicts and audit_ok and all(v is True for v in verdicts)
+              else "NOT VERIFIED" if verdicts or not audit_ok else "no model")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -825,6 +847,7 @@ def write_report(
     inputs: Iterable[str | Path | None] = (),
     force: bool = True,
     mkdirs: bool = True,
+    audit: Any = None,
 ) -> Path:
     """Write the HTML report of ``release`` to ``path`` (``.html`` or ``.htm``), atomically.
 
@@ -845,18 +868,68 @@ def write_report(
         As for ``ktype risk`` (:func:`ktype.risk.report.risk_report`).
     max_component : int, default 20
         Largest match component whose exact posteriors are drawn (local recodings).
+    audit : AuditReport, optional
+        The audit of the release file (:func:`report_file`): shown as the verification.
 
     Returns
     -------
     Path
         ``path``. A failure (bad input, missing matplotlib, a write error) leaves no file.
     """
+    source = [*getattr(getattr(release, "dataset", None), "source_files", ()), *inputs]
+    path = check_report_path(path, inputs=source, force=force, mkdirs=mkdirs)
+    text = render(collect(release, threshold=threshold, sampling_fraction=sampling_fraction, population_size=population_size,
+                          posterior=posterior, max_component=max_component, input_label=input_label, audit=audit))
+    atomic_write_text(path, text, mkdirs=mkdirs)
+    return path
+
+
+def check_report_path(path: str | Path, *, inputs: Iterable[str | Path | None] = (), others: Mapping[str, Any] | None = None,
+                      force: bool = True, mkdirs: bool = True) -> Path:
+    """Refuse a report path before any work: not ``.html``/``.htm``, one of ``inputs``, another
+    output of the run (``others``: role -> path), a link, FIFO, device or directory; an existing
+    file unless ``force``; a missing directory unless ``mkdirs``
+    (:func:`ktype._io.check_output_path`). For ``ktype anonymize ... --report out.html``."""
     path = Path(path)
     if path.suffix.lower() not in _SUFFIXES:
         raise InvalidParameterError(f"The report is an HTML file: name it with .html (got {path.name!r}).")
-    source = [*getattr(getattr(release, "dataset", None), "source_files", ()), *inputs]
-    check_output_path(path, what="report", inputs=source, force=force, mkdirs=mkdirs)
-    text = render(collect(release, threshold=threshold, sampling_fraction=sampling_fraction, population_size=population_size,
-                          posterior=posterior, max_component=max_component, input_label=input_label))
-    atomic_write_text(path, text, mkdirs=mkdirs)
-    return path
+    return check_output_path(path, what="report", inputs=inputs, others=others, force=force, mkdirs=mkdirs)
+
+
+def report_file(
+    original: Any,
+    released: str | Path,
+    path: str | Path,
+    model: Any = None,
+    *,
+    input_label: str | None = None,
+    report_options: Mapping[str, Any] | None = None,
+    force: bool = True,
+    mkdirs: bool = True,
+    **audit_options: Any,
+) -> tuple[Path, Any]:
+    """The report of a published release *file* (``ktype report RELEASE --original INPUT -o out.html``).
+
+    The file is audited against ``original`` exactly as ``ktype check`` does
+    (:func:`ktype.audit.audit` with ``model`` and ``audit_options``: roles, hierarchies,
+    ``recoding``, ``sep``, ``missing``, ...), and the report of the release read back is
+    written with the audit as its verification. Returns ``(path, audit report)``; the caller
+    decides the exit status from ``audit_report.passed``. A file that cannot be read back as a
+    release of ``original`` raises :class:`~ktype.exceptions.DataError` naming the findings
+    (``ktype check`` lists them) and writes nothing.
+    """
+    from .audit import audit
+
+    inputs = [released, *(audit_options.pop("inputs", ()) or ())]
+    if isinstance(original, (str, Path)):
+        inputs.append(original)
+    check_report_path(path, inputs=inputs, force=force, mkdirs=mkdirs)
+    rep = audit(original, released, model, **audit_options)
+    if rep.release is None:
+        found = "; ".join(str(f).rstrip(".") for f in rep.findings[:3]) or "no release could be parsed"
+        raise DataError(f"{released} cannot be read back as a release of the original, so there is nothing to report: "
+                        f"{found}. Run ktype check on it for every finding.")
+    label = input_label or (str(original) if isinstance(original, (str, Path)) else None)
+    out = write_report(rep.release, path, input_label=label, inputs=inputs, force=force, mkdirs=mkdirs, audit=rep,
+                       **dict(report_options or {}))
+    return out, rep
