@@ -395,7 +395,8 @@ class _Plots:
 
 
 def _bars(plots: _Plots, labels: Sequence[str], series: Mapping[str, Sequence[float]], *, ylabel: str,
-          title: str = "", w: float = 6.4, h: float = 2.8, log: bool = False, rotate: bool = False) -> str:
+          title: str = "", w: float = 6.4, h: float = 2.8, log: bool = False, rotate: bool = False,
+          every_label: bool = False) -> str:
     fig = plots.figure(w, h)
     ax = fig.add_subplot()
     x = np.arange(len(labels))
@@ -403,7 +404,7 @@ def _bars(plots: _Plots, labels: Sequence[str], series: Mapping[str, Sequence[fl
     width = 0.8 / n
     for i, (name, vals) in enumerate(series.items()):
         ax.bar(x + (i - (n - 1) / 2) * width, vals, width, label=name)
-    step = max(1, math.ceil(len(labels) / 16))  # at most 16 readable tick labels
+    step = 1 if every_label else max(1, math.ceil(len(labels) / 16))  # at most 16 readable tick labels
     shown = [str(s) if i % step == 0 else "" for i, s in enumerate(labels)]
     ax.set_xticks(x, shown, rotation=60 if rotate else 0, ha="right" if rotate else "center")
     ax.set_ylabel(ylabel)
@@ -613,7 +614,7 @@ def _sec_risk(d: dict[str, Any], plots: _Plots) -> str:
     dist_rel = rk["release"]["prosecutor_risk_distribution"]
     labels = list(dist_in)
     svg = _bars(plots, labels, {"input": [100 * dist_in[x] for x in labels], "release": [100 * dist_rel[x] for x in labels]},
-                ylabel="% of records", rotate=True, h=3.2)
+                ylabel="% of records", rotate=True, h=3.4, every_label=True)
     out.append(_figure(svg, "Distribution of the per-record prosecutor risk (ARX's intervals): share of records per risk "
                             "interval, input vs release."))
     return "".join(out)
