@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -184,6 +185,34 @@ def test_full_domain_without_a_kept_lattice_says_so():
     finally:
         rel.provenance["lattice"] = saved
     assert "nodes" in data["lattice"]
+
+
+def test_a_lattice_summary_without_levels_is_listed_not_drawn():
+    """k_optimize keeps counts only (no heights): the table, and a note instead of a drawing."""
+    rel = release("full-domain")
+    data = collect(rel)
+    data["lattice"] = {"algorithm": "k_optimize", "nodes_evaluated": 7, "value": 1.5}
+    page = render(data)
+    assert "keeps no hierarchy heights" in page and "more than" not in page.split('id="lattice"')[1]
+    big = collect(rel)
+    big["lattice"]["heights"] = [9] * 6  # 10^6 nodes
+    assert "more than 20,000 nodes" in render(big)
+
+
+def test_docs_report_examples_run(tmp_path, monkeypatch):
+    """docs/report.md's Python blocks run as written (in a scratch directory)."""
+    import re
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "report.md"
+    if not doc.exists():
+        pytest.skip("docs/ is not beside the tests")
+    blocks = re.findall(r"^```python\n(.*?)^```", doc.read_text(encoding="utf-8"), re.S | re.M)
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    for code in blocks:
+        exec(compile(code, str(doc), "exec"), {"__name__": "docs_report"})  # noqa: S102 - the doc's own example
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.html")) == ["adult-flash-pop.html", "adult-flash.html",
+                                                                         "adult-k5.html"]
 
 
 def test_suppressed_records_are_reported(tmp_path):

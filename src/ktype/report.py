@@ -788,7 +788,9 @@ def _sec_lattice(d: dict[str, Any], plots: _Plots) -> str:
     rows = [(k, lat[k] if not isinstance(lat[k], list) else str(lat[k])) for k in keys if k in lat]
     out = [_kv(rows, key="lattice")]
     svg = _lattice_svg(plots, lat)
-    if svg is None:
+    if svg is None and not lat.get("heights"):
+        out.append("<p class=\"note\">The search keeps no hierarchy heights, so its lattice is not drawn.</p>")
+    elif svg is None:
         out.append(f"<p class=\"note\">The lattice has more than {MAX_LATTICE_NODES:,} nodes: not drawn.</p>")
     else:
         out.append(_figure(svg, "The generalization lattice by height. The search keeps counts, the optimum and its "
