@@ -162,7 +162,7 @@ def _job(release: Release, input_label: str | None) -> dict[str, Any]:
 
 
 def _verification(release: Release) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for m in release.models:
         try:
             res = m.check(release)
@@ -196,7 +196,7 @@ def _size_summary(sizes: np.ndarray) -> dict[str, Any]:
 def _classes(release: Release) -> dict[str, Any]:
     from .measures import class_sizes
 
-    out = {"input": _size_summary(_group_sizes(release.dataset.X))}
+    out: dict[str, Any] = {"input": _size_summary(_group_sizes(release.dataset.X))}
     out["release"] = _size_summary(class_sizes(release)[1]) if release.recoding not in ("freeform",) else None
     return out
 
