@@ -103,8 +103,9 @@ def test_screenshot_for_the_readme(browser, tmp_path):
         assert top is not None
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         tmp = tmp_path / "report.png"  # Playwright names the format from the suffix
+        # a fixed, whole-pixel clip: a height taken from the layout rounds either way between runs
         page.screenshot(path=str(tmp), full_page=True,
-                        clip={"x": 0, "y": top["y"] - 10, "width": 1000, "height": min(top["height"] + 20, 1300)})
+                        clip={"x": 0, "y": round(top["y"]) - 10, "width": 1000, "height": 1060})
         staged = SCREENSHOT.with_name("." + SCREENSHOT.name + ".tmp")  # same directory: os.replace is atomic
         shutil.copyfile(tmp, staged)
         os.replace(staged, SCREENSHOT)
