@@ -429,6 +429,16 @@ class Release:
         return path
 
 
+    def report(self, path: str | Path, **options: Any) -> Path:
+        """Write the self-contained HTML report of this release to ``path`` (``.html``):
+        the job, the verification verdict, re-identification risk before and after,
+        information loss per attribute, marginals and, for full-domain searches, the
+        lattice. Options as for :func:`ktype.report.write_report`; needs matplotlib
+        (``pip install 'ktype[report]'``), imported only here. Written atomically."""
+        from .report import write_report  # the interfaces layer, lazily (docs/design/layers.md: the one exception)
+
+        return write_report(self, path, **options)
+
     def warnings(self) -> list[str]:
         """What a person publishing this release must know: a caller-fixed seed, a
         deterministic variant, perturbed values, or models that protect nothing (k = 1)."""
