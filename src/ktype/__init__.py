@@ -1,6 +1,7 @@
 """ktype: k-type anonymity for tabular microdata.
 
 Public API (``__all__``): ``Dataset``, ``Hierarchy``, ``Release``, ``anonymize``,
+``AnonymizationJob`` and ``run_job`` (one job from Python, a config or the command line),
 ``check``, ``load_adult``, ``algorithms`` (registry: ``run``, ``all_algorithms``),
 ``models`` (privacy models and checkers), ``measures`` (information loss),
 ``exceptions``.
@@ -26,13 +27,15 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "anonymize": ("ktype.api", "anonymize"),
     "check": ("ktype.checking", "check"),
     "CheckReport": ("ktype.checking", "CheckReport"),
+    "AnonymizationJob": ("ktype.job", "AnonymizationJob"),
+    "run_job": ("ktype.job", "run_job"),
     "Dataset": ("ktype.data", "Dataset"),
     "Hierarchy": ("ktype.data", "Hierarchy"),
     "load_adult": ("ktype.data", "load_adult"),
     "Release": ("ktype.release", "Release"),
 }
 
-__all__ = ["Dataset", "Hierarchy", "Release", "anonymize", "check", "CheckReport", "load_adult", "algorithms", "exceptions", "measures", "models", "__version__"]
+__all__ = ["Dataset", "Hierarchy", "Release", "AnonymizationJob", "anonymize", "check", "CheckReport", "run_job", "load_adult", "algorithms", "exceptions", "measures", "models", "__version__"]
 
 
 __getattr__, __dir__ = attach(__name__, _LAZY, __all__, submodules=True)
@@ -43,4 +46,5 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the eager imports this module d
     from .api import anonymize
     from .checking import CheckReport, check
     from .data import Dataset, Hierarchy, load_adult
+    from .job import AnonymizationJob, run_job
     from .release import Release

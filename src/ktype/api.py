@@ -209,26 +209,6 @@ def make_models(
     return models
 
 
-def _as_dataset(
-    data: pd.DataFrame | Dataset,
-    quasi_identifiers: Sequence[str] | None,
-    sensitive: Sequence[str] | str,
-    identifiers: Sequence[str],
-    hierarchies: Mapping[str, HierarchySpec] | None,
-    insensitive: Sequence[str] = (),
-) -> Dataset:
-    if isinstance(data, Dataset):
-        return data
-    if not isinstance(data, pd.DataFrame):
-        raise DataError(f"Expected a pandas DataFrame or a ktype Dataset; got {type(data).__name__}.")
-    if quasi_identifiers is None:
-        raise InvalidParameterError("Name the quasi-identifiers: quasi_identifiers=[...].")
-    if isinstance(sensitive, str):
-        sensitive = [sensitive]
-    return Dataset(data, quasi_identifiers=quasi_identifiers, sensitive=sensitive, identifiers=identifiers,
-                   insensitive=insensitive, hierarchies=hierarchies)
-
-
 def anonymize(
     data: pd.DataFrame | Dataset,
     *,
@@ -289,17 +269,38 @@ def anonymize(
     >>> rel.to_pandas().shape
     (1000, 9)
     """
-    from .algorithms import get_algorithm
+    from .job import AnonymizationJob, run_job
 
-    ds = _as_dataset(data, quasi_identifiers, sensitive, identifiers, hierarchies, insensitive)
-    info = get_algorithm(algorithm)
-    if model is None:
-        if l is not None and diversity is None:
-            diversity = default_diversity(info)
-        models: Any = make_models(k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance, kind=default_k_model(info))
-    else:
-        models = model
-    return info.func(ds, models, rng=rng, progress=progress, **options)
+    if isinstance(data, AnonymizationJob):
+        given = {"quasi_identifiers": quasi_identifiers, "hierarchies": hierarchies, "model": model, "k": k, "l": l,
+                 "diversity": diversity, "c": c, "p": p, "t": t, "distance": distance, "rng": rng, **options}
+        extra = sorted(n for n, v in given.items() if v is not None)
+        extra += [n for n, v in (("sensitive", sensitive), ("identifiers", identifiers), ("insensitive", insensitive))
+                  if v not in ((), [], None)]
+        if algorithm != "mondrian":
+            extra.append("algorithm")
+        if extra:
+            raise InvalidParameterError(
+                f"anonymize(job) takes everything from the job; got {', '.join(sorted(extra))} too. "
+                "Change the job instead: job.replace(k=...)."
+            )
+        return run_job(data, progress=progress).release
+    if not isinstance(data, (pd.DataFrame, Dataset)):
+        raise DataError(f"Expected a pandas DataFrame, a ktype Dataset or an AnonymizationJob; got {type(data).__name__}.")
+    if isinstance(data, pd.DataFrame) and quasi_identifiers is None:
+        raise InvalidParameterError("Name the quasi-identifiers: quasi_identifiers=[...].")
+    if isinstance(model, PrivacyModel):
+        model = [model]
+    job = AnonymizationJob(
+        input=data, quasi_identifiers=() if isinstance(data, Dataset) else tuple(quasi_identifiers or ()),
+        sensitive=() if isinstance(data, Dataset) else sensitive,
+        identifiers=() if isinstance(data, Dataset) else identifiers,
+        insensitive=() if isinstance(data, Dataset) else insensitive,
+        hierarchies=None if isinstance(data, Dataset) else hierarchies,
+        model=model, k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance, algorithm=algorithm, rng=rng,
+        options=options,
+    )
+    return run_job(job, progress=progress).release
 
 
 def check(

@@ -210,11 +210,13 @@ class Dataset:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_csv(
-        cls, path: str | Path, *, sep: str | None = None, types: Any = None, na_values: Any = None, **roles: Any
+        cls, path: str | Path, *, sep: str | None = None, types: Any = None, na_values: Any = None,
+        encoding: str | None = None, **roles: Any
     ) -> Dataset:
         """Read a CSV (separator sniffed when ``sep`` is None; see :func:`read_table` for
         types and ``na_values``) and assign roles."""
-        return cls(read_table(path, sep=sep, types=types, na_values=na_values), name=Path(path).stem, **roles)
+        return cls(read_table(path, sep=sep, types=types, na_values=na_values, encoding=encoding),
+                   name=Path(path).stem, **roles)
 
     @classmethod
     def from_parquet(cls, path: str | Path, *, types: Any = None, na_values: Any = None, **roles: Any) -> Dataset:
@@ -306,6 +308,7 @@ def read_table(
     types: Mapping[str, str] | Sequence[str] | str | None = None,
     na_values: Sequence[str] | str | None = None,
     infer: bool = True,
+    encoding: str | None = None,
 ) -> pd.DataFrame:
     """Read a CSV or Parquet file without guessing away data.
 
@@ -316,12 +319,20 @@ def read_table(
     ``attrs["ktype_first_line"]`` is the file line of the first record (2: after the
     header), or one line per record when blank lines or quoted line breaks make them
     irregular; messages use it for 1-based file line numbers. ``infer=False`` keeps every
-    undeclared CSV column as text (how ``check`` reads a release back).
+    undeclared CSV column as text (how ``check`` reads a release back). ``encoding`` is the
+    CSV file's text encoding (default UTF-8; e.g. ``latin-1``, ``cp1252``).
     """
     from .._io import normalize_sep
     from .types import apply_types, record_lines
 
     sep = normalize_sep(sep)
+    enc = encoding or "utf-8"
+    try:
+        import codecs
+
+        codecs.lookup(enc)
+    except LookupError:
+        raise DataError(f"Unknown encoding {enc!r}; use e.g. utf-8, latin-1 or cp1252.") from None
     path = Path(path)
     if not path.exists():
         raise DataError(f"Input file not found: {path}")
@@ -345,21 +356,25 @@ def read_table(
             df = apply_types(df, types, infer=False)
         else:
             if sep is None:
-                with open(path, encoding="utf-8", errors="replace") as f:
+                with open(path, encoding=enc, errors="replace") as f:
                     head = f.readline()
                 sep = max([";", ",", "\t", "|"], key=head.count)
             import csv
 
-            with open(path, encoding="utf-8", newline="") as f:
+            with open(path, encoding=enc, newline="") as f:
                 header = next(csv.reader(f, delimiter=sep, skipinitialspace=True), [])
             _refuse_duplicate_names([h.strip() for h in header], path)
-            df = pd.read_csv(path, sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False, na_values=[""] + na)
+            df = pd.read_csv(path, sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False, na_values=[""] + na,
+                             encoding=enc)
             df.columns = [str(c).strip() for c in df.columns]
             for c in df.columns:
                 df[c] = df[c].where(df[c].str.strip() != "")  # blank cells are missing too
             first_line = record_lines(path, len(df))
             df = apply_types(df, types, infer=infer, first_line=first_line)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as e:
+    except UnicodeDecodeError as e:
+        raise DataError(f"Cannot read {path} as {enc}: {e.reason} at byte {e.start}. Give its encoding, "
+                        "e.g. --encoding latin-1 (config: encoding: latin-1).") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError) as e:
         raise DataError(f"Cannot read {path}: {e}") from None
     except ValueError as e:
         if isinstance(e, DataError):

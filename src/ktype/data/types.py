@@ -14,7 +14,10 @@ Only empty (or blank) cells are missing, unless the caller lists NA strings
 (``na_values=["NA", "?"]``).
 
 Types: ``text`` (alias ``str``, ``string``, ``category``), ``int`` (``integer``),
-``float`` (``number``, ``numeric``), ``date`` (ISO ``YYYY-MM-DD``; days, no time of day).
+``float`` (``number``, ``numeric``), ``date`` (ISO ``YYYY-MM-DD``; days, no time of day),
+``date:FORMAT`` (a date written with a :func:`~datetime.datetime.strptime` format, e.g.
+``admission=date:%m/%d/%Y`` for US dates ``03/14/2021``; a format holding a comma needs the
+mapping form ``{"admission": "date:%d %b, %Y"}``).
 """
 
 from __future__ import annotations
@@ -65,10 +68,18 @@ def normalize_types(types: Mapping[str, str] | Iterable[str] | str | None) -> di
                 items.append((c.strip(), v.strip()))
     out = {}
     for c, v in items:
-        key = v.lower()
-        if key not in TYPES:
-            raise DataError(f"Unknown type {v!r} for column {c!r}; use text, int, float or date.")
-        out[c] = TYPES[key]
+        key, colon, fmt = v.partition(":")
+        key = key.strip().lower()
+        if key not in TYPES or (colon and TYPES[key] != "date"):
+            raise DataError(f"Unknown type {v!r} for column {c!r}; use text, int, float, date or date:FORMAT "
+                            "(e.g. date:%m/%d/%Y).")
+        if colon:
+            if "%" not in fmt:
+                raise DataError(f"Type {v!r} for column {c!r}: the date format needs strftime codes, "
+                                "e.g. date:%m/%d/%Y or date:%d.%m.%Y.")
+            out[c] = f"date:{fmt}"
+        else:
+            out[c] = TYPES[key]
     return out
 
 
@@ -163,6 +174,20 @@ def convert_column(s: pd.Series, kind: str, column: str, first_line: int | np.nd
                 raise DataError(f"Column {column!r} is declared int but {where(i, first_line)} holds {shown(s.iloc[i])}; declare it float.")
             return num.astype("Int64") if missing.any() else num.astype("int64")
         return num.astype(float)
+    if kind.startswith("date:"):
+        if pd.api.types.is_datetime64_any_dtype(s):
+            return pd.to_datetime(s).dt.normalize()
+        fmt = kind.split(":", 1)[1]
+        txt = s.astype(object).where(missing, s.astype(str).str.strip())
+        parsed = pd.to_datetime(txt, format=fmt, errors="coerce")
+        bad = parsed.isna() & ~missing
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise DataError(f"Column {column!r} is declared {kind} but {where(i, first_line)} holds {shown(s.iloc[i])}, "
+                            f"which is not a date in the format {fmt}; fix the value or the format.")
+        if (parsed.dropna() != parsed.dropna().dt.normalize()).any():
+            raise DataError(f"Column {column!r}: the format {fmt} reads a time of day; dates are days (drop the time).")
+        return parsed
     if kind == "date":
         if pd.api.types.is_datetime64_any_dtype(s):
             return pd.to_datetime(s).dt.normalize()
