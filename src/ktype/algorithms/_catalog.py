@@ -4,5 +4,5 @@ Add one line per algorithm module. A module that fails to import is a bug, not a
 optional feature, so no import is guarded.
 """
 
-from . import freeform, fulldomain, microaggregation, mondrian, tds, transparent  # noqa: F401
+from . import cell_suppression, freeform, fulldomain, microaggregation, mondrian, tds, transparent  # noqa: F401
 from .local import iterative, pipelines  # noqa: F401
