@@ -22,7 +22,7 @@ def main() -> None:
 
     import ktype
     from ktype.algorithms import run
-    from ktype.measures import classification_metric, class_sizes, discernibility, loss_metric
+    from ktype.measures import class_sizes, classification_metric, discernibility, loss_metric
     from ktype.models.kanonymity import KAnonymity
 
     qis = ["age", "sex", "race", "education", "marital-status", "native-country", "workclass", "occupation"]
