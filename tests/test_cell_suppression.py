@@ -1,4 +1,4 @@
-"""k-anonymity by cell suppression (survey §3–4, _CS; Aggarwal et al., ICDT 2005): the forest
+"""k-anonymity by cell suppression (survey §3 and §5, _CS; Aggarwal et al., ICDT 2005): the forest
 approximation against a brute-force optimum, its bounds, and the survey's Fig. 9 table."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Top-down specialization (Fung, Wang & Yu, ICDE 2005; survey §4): the score, the cut, validity
+"""Top-down specialization (Fung, Wang & Yu, ICDE 2005; survey §4.4): the score, the cut, validity
 and maximality, checked by code independent of ktype.algorithms.tds."""
 
 from __future__ import annotations

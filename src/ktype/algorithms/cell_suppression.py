@@ -1,8 +1,8 @@
 """k-anonymity by cell suppression: the forest O(k)-approximation of Aggarwal et al.
 
-Survey: Ciriani et al., "k-Anonymity" (Springer 2007), §4 ("Algorithms for _CS and CG_
+Survey: Ciriani et al., "k-Anonymity" (Springer 2007), §5 ("Algorithms for _CS and CG_
 models"), describing Aggarwal, Feder, Kenthapadi, Motwani, Panigrahy, Thomas & Zhu,
-"Anonymizing tables", ICDT 2005, §4 (the best known approximation for the _CS model, O(k n²)):
+"Anonymizing tables", ICDT 2005 (the best known approximation for the _CS model, O(k n²)):
 
 1. the complete graph over the records, an edge weighing the number of quasi-identifiers on
    which its two records differ (Hamming distance);
@@ -246,7 +246,7 @@ def forest_clusters(X: np.ndarray, k: int) -> tuple[np.ndarray, int, int, int]:
     order_invariant=True,
     constraints={},
     description="k-anonymity by cell suppression: Aggarwal et al.'s forest O(k)-approximation (cells -> *).",
-    reference="Aggarwal et al., Anonymizing tables, ICDT 2005, §4; survey §4 (_CS model)",
+    reference="Aggarwal et al., Anonymizing tables, ICDT 2005; survey §5 (_CS model)",
     combinable=False,
 )
 def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release:

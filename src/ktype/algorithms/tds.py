@@ -1,10 +1,10 @@
 """Top-down specialization (TDS) for k-anonymity, guided by information gain and anonymity loss.
 
-Survey: Ciriani et al., "k-Anonymity" (Springer 2007), §4 (heuristic algorithms, AG_ model:
+Survey: Ciriani et al., "k-Anonymity" (Springer 2007), §4.4 (heuristic algorithms, AG_ model:
 "starts from the most general solution and iteratively specializes some values ... each
 iteration picks a good specialization by a goodness metric trading information gain against
 anonymity loss"). The algorithm and the score are those of Fung, Wang & Yu, "Top-Down
-Specialization for Information and Privacy Preservation", ICDE 2005, §3–4:
+Specialization for Information and Privacy Preservation", ICDE 2005:
 
 * a specialization ``v -> children(v)`` replaces, in the current cut of one attribute's
   taxonomy, the value ``v`` by its child values, for every record generalized to ``v``;
@@ -98,7 +98,7 @@ def _thresholds(x: np.ndarray, y: np.ndarray, n_classes: int) -> list[tuple[np.n
     order_invariant=True,
     constraints={"label": [str, None], "zero_gain": [bool]},
     description="Top-down specialization: from the most general cut, specialize by InfoGain/(AnonyLoss+1).",
-    reference="Fung, Wang & Yu, Top-down specialization for information and privacy preservation, ICDE 2005; survey §4",
+    reference="Fung, Wang & Yu, Top-down specialization for information and privacy preservation, ICDE 2005; survey §4.4",
     combinable=False,
 )
 def tds(dataset: Dataset, models: tuple[PrivacyModel, ...], *, label: str | None = None, zero_gain: bool = True) -> Release:

@@ -1,4 +1,4 @@
-"""Suppressed cells: the cost of the _CS model (survey §3–4, Aggarwal et al., ICDT 2005)."""
+"""Suppressed cells: the cost of the _CS model (survey §3 and §5, Aggarwal et al., ICDT 2005)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["suppressed_cells"]
 @measure(
     "suppressed_cells",
     summary="Number of suppressed QI cells (published as *; a suppressed record counts all its QI cells)",
-    reference="Aggarwal et al., Anonymizing tables, ICDT 2005; Ciriani et al., k-Anonymity (survey), 2007, §3-4",
+    reference="Aggarwal et al., Anonymizing tables, ICDT 2005; Ciriani et al., k-Anonymity (survey), 2007, §3 and §5",
     bounds="[0, n·r]",
 )
 def suppressed_cells(release: Release) -> float:

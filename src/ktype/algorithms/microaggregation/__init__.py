@@ -5,8 +5,7 @@ Management in Decentralized Systems*, Springer 2007, §6 ("k-Anonymity and Micro
 after Domingo-Ferrer & Mateo-Sanz): records are partitioned into groups of at least k records
 and every quasi-identifier value is replaced by its group's average (centroid); the partition
 should minimize the within-group sum of squares (SSE), an NP-hard problem. MDAV is the fixed
-group-size heuristic of Domingo-Ferrer & Mateo-Sanz (IEEE TKDE 14(1), 2002, §4, there called
-the "maximum distance" method) in the form of Domingo-Ferrer & Torra (Data Mining and
+group-size heuristic of Domingo-Ferrer & Mateo-Sanz (IEEE TKDE 14(1), 2002) in the form of Domingo-Ferrer & Torra (Data Mining and
 Knowledge Discovery 11(2), 2005, Algorithm MDAV-generic); V-MDAV is the variable group-size
 version of Solanas & Martínez-Ballesté (COMPSTAT 2006).
 
