@@ -47,6 +47,10 @@ CATALOG: dict[str, str] = {
     "hybrid": _TRANSPARENT,
     "mask": _TRANSPARENT,
     "mondrian_ldiv": _TRANSPARENT,
+    "mdav": "ktype.algorithms.microaggregation",
+    "v_mdav": "ktype.algorithms.microaggregation",
+    "tds": "ktype.algorithms.tds",
+    "cell_suppression": "ktype.algorithms.cell_suppression",
 }
 
 

@@ -22,6 +22,7 @@ perimeter(release, *, tight=False)                     transparent anonymization
 classification_metric(release, *, label)               CM (Iyengar)
 kl_divergence(release, *, base=2.0)                    KL(original ‖ max-entropy estimate)
 range_query_error(release, *, qd, selectivity, queries, seed)  mean relative error of range-count queries (transparent §4.1)
+suppressed_cells(release)                              cells published as * (the _CS cost, Aggarwal et al.)
 
 Per-cell costs for algorithms (shape ``(n, r)``; ``lo``/``hi`` are leaf-rank intervals)
 -------------------------------------------------------------------------------------
@@ -56,6 +57,7 @@ from .kl import kl_divergence
 from .loss_metric import loss_metric, loss_metric_cells
 from .ncp import gcp, gcp_from_boxes, ncp, ncp_cells, perimeter
 from .range_query import range_query_error, range_query_errors, range_query_workload
+from .suppression import suppressed_cells
 from .tree import height, precision, tree_cells, tree_measure
 
 _reorder(
@@ -75,6 +77,7 @@ _reorder(
         "classification_metric",
         "kl_divergence",
         "range_query_error",
+        "suppressed_cells",
     ]
 )
 
@@ -110,4 +113,5 @@ __all__ = [
     "range_query_error",
     "range_query_errors",
     "range_query_workload",
+    "suppressed_cells",
 ]
