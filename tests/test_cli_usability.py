@@ -19,7 +19,7 @@ from ktype.cli import EXIT_OK, run
 def _narrow(monkeypatch, width: int = 80) -> None:
     """The console a user with an 80-column terminal gets (rich reads COLUMNS at creation)."""
     monkeypatch.setenv("COLUMNS", str(width))
-    monkeypatch.setattr(cli, "out", Console())
+    monkeypatch.setattr(cli._app, "out", Console())
 
 
 @pytest.mark.parametrize("flags", [[], ["--verbose"]])

@@ -401,7 +401,7 @@ def _class_label(published: pd.DataFrame, rel: Release, ds: Dataset, row: int, r
 # ------------------------------------------------------------------------------ models
 def models_from_metadata(metadata: Mapping[str, Any]) -> list[PrivacyModel]:
     """The models a release file claims, rebuilt with the scope they were verified in."""
-    from .api import model_from_name
+    from .models._names import model_from_name
     from .models._table import spec_by_name
 
     out = []

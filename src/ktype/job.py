@@ -386,8 +386,8 @@ class AnonymizationJob:
     def models(self, info: Any | None = None) -> list[Any]:
         """The privacy models this job asks for (the algorithm's own k-type model and ℓ-diversity
         variant by default). No requirement at all is an error: ktype never picks one."""
-        from .api import default_diversity, default_k_model, make_models, models_from_names
         from .models._base import PrivacyModel
+        from .models._names import default_diversity, default_k_model, make_models, models_from_names
         from .models._table import spec_by_name
 
         info = info or self.algorithm_info()
@@ -403,7 +403,7 @@ class AnonymizationJob:
         names = list(self.model)
         kind = default_k_model(info)
         if len(names) == 1:
-            from .api import _normalize_model_name
+            from .models._names import _normalize_model_name
 
             spec = spec_by_name(_normalize_model_name(names[0]))
             if spec is not None and "k" in spec.params:

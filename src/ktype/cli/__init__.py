@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import typer
 
 from ..exceptions import KtypeError
+from . import _app
 from . import anatomy as _anatomy  # noqa: F401 - registers its commands
 from . import anonymize as _anonymize  # noqa: F401
 from . import attack as _attack  # noqa: F401
@@ -59,25 +60,25 @@ def run(argv: Sequence[str] | None = None) -> int:
     except typer.Exit as e:
         return int(e.exit_code)
     except (typer.Abort, KeyboardInterrupt):
-        err.print("[bold red]interrupted[/]: nothing was written (outputs are complete or absent).")
+        _app.err.print("[bold red]interrupted[/]: nothing was written (outputs are complete or absent).")
         return EXIT_INTERRUPTED
     except ClickException as e:
         e.show()
         return EXIT_USAGE
     except KtypeError as e:
-        err.print(f"[bold red]error:[/] {escape(str(e))}")
+        _app.err.print(f"[bold red]error:[/] {escape(str(e))}")
         return EXIT_DATA
     except NotImplementedError as e:
-        err.print(f"[bold red]error:[/] not implemented: {escape(str(e))}")
+        _app.err.print(f"[bold red]error:[/] not implemented: {escape(str(e))}")
         return EXIT_DATA
     except OSError as e:  # a path the user gave cannot be read or written
         where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
-        err.print(f"[bold red]error:[/] cannot use{escape(where)}: {escape(str(e.strerror or e))}.")
+        _app.err.print(f"[bold red]error:[/] cannot use{escape(where)}: {escape(str(e.strerror or e))}.")
         return EXIT_DATA
     except Exception as e:  # a bug: say so in one line, never a traceback
         if os.environ.get("KTYPE_DEBUG") == "1":
             raise
-        err.print(f"[bold red]internal error[/] (a bug in ktype; please report it with the command line): "
+        _app.err.print(f"[bold red]internal error[/] (a bug in ktype; please report it with the command line): "
                   f"{type(e).__name__}: {escape(str(e))}. Set KTYPE_DEBUG=1 to see the traceback.")
         return EXIT_INTERNAL
     return int(rv) if isinstance(rv, int) else EXIT_OK

@@ -1,7 +1,7 @@
 """Printing helpers shared by the commands.
 
-The consoles are looked up on the package at each call (``ktype.cli.out``/``ktype.cli.err``),
-so a test (or an embedding program) can replace them.
+The consoles are looked up on ``ktype.cli._app`` at each call (``_app.out``/``_app.err``),
+so a test (or an embedding program) can replace them there.
 """
 
 from __future__ import annotations
@@ -11,19 +11,16 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from . import _app
 from ._app import EXIT_DATA
 
 
 def stdout() -> Console:
-    import ktype.cli
-
-    return ktype.cli.out
+    return _app.out
 
 
 def stderr() -> Console:
-    import ktype.cli
-
-    return ktype.cli.err
+    return _app.err
 
 
 def fail(e: Exception, code: int = EXIT_DATA) -> None:

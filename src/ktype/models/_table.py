@@ -1,7 +1,7 @@
 """The one table of privacy models: names, classes, parameters, small test parameters.
 
-Everything that lists models derives from :data:`MODEL_TABLE`: ``ktype.api.MODEL_NAMES``
-and :func:`ktype.api.model_from_name` (the names the CLI accepts), the model records in a
+Everything that lists models derives from :data:`MODEL_TABLE`: ``ktype.models._names.MODEL_NAMES``
+and :func:`ktype.models._names.model_from_name` (the names the CLI accepts), the model records in a
 release file's metadata (:meth:`ktype.Release.metadata`), and the default parameters of
 the common algorithm check suite (:mod:`ktype.testing.algorithm_checks`). A new model is
 added here once.
