@@ -190,17 +190,22 @@ def test_unknown_config_key_is_an_error_in_every_command(name, tmp_path, capsys)
         else [name, "--config", str(cfg)]
     assert run(argv) == EXIT_DATA
     err = capsys.readouterr().err
-    assert "Unknown key 'sensitve'" in err and "Did you mean 'sensitive'" in err
+    assert "Unknown key 'sensitve'" in err
+    if any(_config_key(p) == "sensitive" for p in COMMANDS[name].params):  # a suggestion where there is one
+        assert "Did you mean 'sensitive'" in err
 
 
 @pytest.mark.parametrize("name", WITH_CONFIG)
 def test_wrong_type_in_config_is_an_error_in_every_command(name, tmp_path, capsys):
+    from ktype._config import OPTION_KINDS
+
+    flag = next(_config_key(p) for p in COMMANDS[name].params if OPTION_KINDS.get(_config_key(p)) == "bool")
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("qi: [age]\njson: 'yes'\n")
+    cfg.write_text(f"{flag}: 'yes'\n")
     argv = [name, str(tmp_path / "x.csv"), "--config", str(cfg)] if COMMANDS[name].params[0].param_type_name == "argument" \
         else [name, "--config", str(cfg)]
     assert run(argv) == EXIT_DATA
-    assert "key 'json' must be true or false" in capsys.readouterr().err
+    assert f"key '{flag}' must be true or false" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("argv", "code"), [

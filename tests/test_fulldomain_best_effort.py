@@ -21,8 +21,8 @@ from ktype.algorithms.fulldomain._genetic import genetic_search
 from ktype.algorithms.fulldomain._lightning import lightning_search
 from ktype.models.kanonymity import KAnonymity
 from ktype.models.ldiversity import DistinctLDiversity, EntropyLDiversity
-from tests.test_lattice_engine_oracle import ENGINE_MEASURES, Oracle, _close
 from tests.test_fulldomain_oracle import _adult
+from tests.test_lattice_engine_oracle import ENGINE_MEASURES, Oracle, _close
 
 QIS4 = ["age", "education", "sex", "race"]
 

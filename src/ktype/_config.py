@@ -57,6 +57,8 @@ OPTION_KINDS: dict[str, str] = {
     "recoding": "text", "local": "bool", "threshold": "float", "population": "path", "sampling_fraction": "float",
     "population_size": "int", "weights": "text", "suda": "int", "posterior": "text",
     "verbose": "bool",
+    # report / link / progress
+    "report": "path", "external": "path", "on": "list", "progress": "bool",
 }
 
 #: other spellings accepted in a config file

@@ -53,7 +53,7 @@ def anonymize(
     distance: str | None = None,
     algorithm: str = "mondrian",
     rng: RNGLike = None,
-    progress: bool = False,
+    progress: Any = None,
     **options: Any,
 ) -> Release:
     """Anonymize a table and return a verified :class:`Release`.

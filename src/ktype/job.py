@@ -530,7 +530,7 @@ def _check_outputs(job: AnonymizationJob, extra_inputs: Sequence[Path] = ()) -> 
     return out_fmt
 
 
-def run_job(job: AnonymizationJob, *, progress: bool = False, extra_inputs: Sequence[Path] = (),
+def run_job(job: AnonymizationJob, *, progress: Any = None, extra_inputs: Sequence[Path] = (),
             status: Any = None) -> JobResult:
     """Run one job: refuse unsafe outputs first, load the input, build the models, run the
     algorithm (the release is verified by every model's independent checker), then write the

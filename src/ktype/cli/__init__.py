@@ -24,7 +24,9 @@ from . import anatomy as _anatomy  # noqa: F401 - registers its commands
 from . import anonymize as _anonymize  # noqa: F401
 from . import attack as _attack  # noqa: F401
 from . import check as _check  # noqa: F401
+from . import link as _link  # noqa: F401
 from . import listing as _listing  # noqa: F401
+from . import report as _report  # noqa: F401
 from . import risk as _risk  # noqa: F401
 from ._app import (
     EXIT_DATA,

@@ -3,13 +3,14 @@ run it with :func:`ktype.job.run_job` (what ``ktype.anonymize(job)`` runs), prin
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from . import _options as opt
 from ._app import app
-from ._print import fail, print_json, stderr, stdout, warnings
+from ._print import fail, print_json, stdout, warnings
 
 
 @app.command()
@@ -45,6 +46,11 @@ def anonymize(
     types: opt.Type = None,
     na_values: opt.NaValues = None,
     missing: opt.Missing = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML report of the release (.html): risk, "
+                                                "information loss, marginals; opens offline.")] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Show the progress of long runs on "
+                                                  "standard error (default: a bar on a terminal, nothing on a pipe; "
+                                                  "--progress prints lines on a pipe too).")] = None,
 ) -> None:
     """Anonymize a table, verify the result with the model's independent checker, write the release."""
     params = dict(locals())  # the flags, before anything else is bound here
@@ -54,8 +60,24 @@ def anonymize(
     try:
         opts = opt.gather(anonymize, params)
         job = AnonymizationJob.from_config({key: v for key, v in opts.items() if key in CONFIG_KEYS})
-        result = run_job(job, extra_inputs=[config] if config is not None else [], status=stderr().status)
+        report_path = opts.get("report")
+        if report_path is not None:  # refused before any work, like the other outputs
+            from ..report import check_report_path
+
+            check_report_path(report_path, inputs=[opts.get("input"), config],
+                              others={"release": opts.get("output"), "summary": opts.get("summary")},
+                              force=bool(opts.get("force")), mkdirs=bool(opts.get("mkdirs")))
+        shown = opts.get("progress")
+        result = run_job(job, extra_inputs=[config] if config is not None else [],
+                         progress="auto" if shown is None else bool(shown))
         summary = result.summary()
+        if report_path is not None:
+            from ..report import write_report
+
+            written = write_report(result.release, report_path, input_label=summary["input"],
+                                   inputs=[opts.get("input"), config], force=bool(opts.get("force")),
+                                   mkdirs=bool(opts.get("mkdirs")))
+            summary["report"] = str(written)
     except KtypeError as e:
         fail(e)
         return
@@ -94,4 +116,23 @@ def _print_summary(result: Any, summary: dict[str, Any]) -> None:
                     f"average {rk['input']['average']:.4g} → {rk['release']['average']:.4g} (input → release; "
                     "ktype risk for more)")
     tab.add_row("output", str(out_path) if out_path else "(none; use --output FILE)")
+    if summary.get("report"):
+        tab.add_row("report", summary["report"])
     stdout().print(tab)
+    _print_published(rel)
+
+
+def _print_published(rel: Any) -> None:
+    """Per quasi-identifier: what was published exactly, and the warnings a steward must read."""
+    from rich.markup import escape
+
+    from ..explain import qi_exactness, recoding_note
+
+    rows = qi_exactness(rel)
+    stdout().print("published: " + "; ".join(escape(str(q)) for q in rows))
+    for q in rows:
+        for w in q.warnings:
+            stdout().print(f"[yellow]warning:[/] {escape(w)}")
+    note = recoding_note(rel)
+    if note:
+        stdout().print(f"[bold]note:[/] {escape(note)}")

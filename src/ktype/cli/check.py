@@ -34,6 +34,41 @@ def _models(opts: dict[str, Any]) -> Any:
     return None
 
 
+def audit_inputs(opts: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+    """What ``check`` and ``report`` audit a release file against: the original (a Dataset when
+    the roles are given, else the table with the roles of the release's metadata), the models
+    (None: the metadata's claim) and the audit's keywords."""
+    from ..data.dataset import read_table
+    from ..exceptions import KtypeError
+    from ..release import RECODINGS
+
+    models = _models(opts)
+    rec = "local" if opts.get("local") else opts.get("recoding")
+    if rec is not None and rec not in RECODINGS:
+        from .._validation import unknown_name
+
+        raise unknown_name("recoding", str(rec), RECODINGS)
+    roles = _reading.roles(opts)
+    rd = _reading.reading(opts)
+    orig_path = opts.get("original")
+    if opts.get("dataset") or (orig_path is not None and roles["quasi_identifiers"]):
+        orig: Any = _reading.load(opts, orig_path)
+        roles["insensitive"] = tuple(orig.insensitive)  # '*' resolved against the table
+    elif orig_path is None:
+        raise KtypeError("Give the original table with --original FILE (or --dataset adult): a release is audited "
+                         "against it.")
+    else:  # roles from the release's metadata
+        if "*" in roles["insensitive"]:
+            raise KtypeError("--insensitive '*' needs the roles (--qi ...): without them they come from the "
+                             "release's metadata, which says which columns are insensitive.")
+        orig = read_table(Path(orig_path), sep=rd.sep, types=rd.types, na_values=rd.na_values, encoding=rd.encoding)
+    kw = {"quasi_identifiers": list(roles["quasi_identifiers"]) or None, "sensitive": list(roles["sensitive"]),
+          "identifiers": list(roles["identifiers"]), "insensitive": list(roles["insensitive"]),
+          "hierarchies": roles["hierarchies"], "recoding": rec, "sep": rd.sep, "csv_escape": opts.get("csv_escape"),
+          "missing": rd.missing}
+    return orig, models, kw
+
+
 @app.command()
 def check(
     released: opt.Released,
@@ -75,36 +110,12 @@ def check(
     """
     params = dict(locals())
     from ..audit import audit
-    from ..data.dataset import read_table
     from ..exceptions import KtypeError
-    from ..release import RECODINGS
 
     try:
         opts = opt.gather(check, params)
-        models = _models(opts)
-        rec = "local" if opts.get("local") else opts.get("recoding")
-        if rec is not None and rec not in RECODINGS:
-            from .._validation import unknown_name
-
-            raise unknown_name("recoding", str(rec), RECODINGS)
-        roles = _reading.roles(opts)
-        rd = _reading.reading(opts)
-        orig_path = opts.get("original")
-        if opts.get("dataset") or (orig_path is not None and roles["quasi_identifiers"]):
-            orig: Any = _reading.load(opts, orig_path)
-            roles["insensitive"] = tuple(orig.insensitive)  # '*' resolved against the table
-        elif orig_path is None:
-            raise KtypeError("Give the original table with --original FILE (or --dataset adult): a release is audited "
-                             "against it.")
-        else:  # roles from the release's metadata
-            if "*" in roles["insensitive"]:
-                raise KtypeError("--insensitive '*' needs the roles (--qi ...): without them they come from the "
-                                 "release's metadata, which says which columns are insensitive.")
-            orig = read_table(Path(orig_path), sep=rd.sep, types=rd.types, na_values=rd.na_values, encoding=rd.encoding)
-        report = audit(orig, released, models, quasi_identifiers=list(roles["quasi_identifiers"]) or None,
-                       sensitive=list(roles["sensitive"]), identifiers=list(roles["identifiers"]),
-                       insensitive=list(roles["insensitive"]), hierarchies=roles["hierarchies"], recoding=rec,
-                       sep=rd.sep, csv_escape=opts.get("csv_escape"), missing=rd.missing)
+        orig, models, audit_kw = audit_inputs(opts)
+        report = audit(orig, released, models, **audit_kw)
         if models is None and not report.results and not report.findings:
             raise KtypeError("Say what to check: --model NAME with its parameters (e.g. --model k-anonymity --k 5), "
                              "or just --k 5 / --l 2 / --t 0.2.")

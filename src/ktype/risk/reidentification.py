@@ -408,6 +408,3 @@ def _local_release_risk(rel: Release, quasi_identifiers: Sequence[str] | None, p
         pop_desc = "the sample itself (no population information)"
     return ReidentificationRisk(pros, jour, marketer, basis, pop_desc, n, None, int((risk >= 1.0).sum()),
                                 rel.n_suppressed, extra)
-
-
-# ---------------------------------------------------------------------- prosecutor-only (ktype.attacks.risk)
