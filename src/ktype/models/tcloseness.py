@@ -45,6 +45,7 @@ from .._validation import Interval, Options
 from ..data.dataset import Dataset
 from ..data.hierarchy import Hierarchy
 from ..exceptions import HierarchyError
+from ._rulespec import EMD_EQUAL, EMD_ORDERED, EMD_TREE, RuleSpec
 from .ldiversity import SCOPES, TOLERANCE, SensitiveModel
 
 __all__ = ["TCloseness", "emd_equal", "emd_ordered", "emd_hierarchical"]
@@ -198,6 +199,20 @@ class TCloseness(SensitiveModel):
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
         assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return self.class_values(sizes, hist, dataset) <= float(self.t) + TOLERANCE
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """EMD to the table's distribution at most this checker's threshold ``t + TOLERANCE``."""
+        col = self.sensitive_name(dataset)
+        q = np.ascontiguousarray(self.table_distribution(dataset), dtype=np.float64)
+        thr = (float(self.t) + TOLERANCE,)
+        if self.distance == "equal":
+            return RuleSpec(EMD_EQUAL, reals=thr, column=col, q=q)
+        if self.distance == "ordered":
+            return RuleSpec(EMD_ORDERED, reals=thr, column=col, q=q)
+        lo, hi, parent, weight = _tree_arrays(self._hierarchy(dataset))
+        tree = tuple(np.ascontiguousarray(a, dtype=np.int64) for a in (lo, hi, parent))
+        return RuleSpec(EMD_TREE, reals=thr, column=col, q=q,
+                        tree=(tree[0], tree[1], tree[2], np.ascontiguousarray(weight, dtype=np.float64)))
 
     def validate(self, dataset: Dataset) -> None:
         """Check the sensitive column and, for ``distance="hierarchical"``, its hierarchy."""
