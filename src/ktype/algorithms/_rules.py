@@ -55,7 +55,7 @@ from ..models._rulespec import (
     RuleSpec,
 )
 
-__all__ = ["GUARD", "Rules", "pack", "specs_of", "class_ok", "all_ok", "verdicts", "rule_verdicts", "implied_bounds"]
+__all__ = ["GUARD", "Rules", "pack", "specs_of", "class_ok", "all_ok", "verdicts", "rule_verdicts", "implied_bounds", "frequency_rule"]
 
 #: the real-valued rules accept only scores that clear the checker's threshold by this much
 GUARD = 1e-12
@@ -128,6 +128,16 @@ def pack(specs: Sequence[RuleSpec]) -> Rules:
         np.concatenate(aux_i) if aux_i else np.zeros(0, dtype=np.int64),
         np.concatenate(aux_f) if aux_f else np.zeros(0, dtype=np.float64),
     )
+
+
+def frequency_rule(l: float) -> RuleSpec:  # noqa: E741
+    """The rule of frequency ℓ-diversity (``FrequencyLDiversity(l)``, every value counted)
+    for the algorithms that take ``l`` itself as a parameter (the local ℓ-diversity steps):
+    ``l`` read as the model reads it (:func:`ktype.models.ldiversity.as_fraction`)."""
+    from ..models.ldiversity import as_fraction
+
+    num, den = as_fraction(l)
+    return RuleSpec(FREQUENCY, (int(num), int(den)))
 
 
 def implied_bounds(spec: RuleSpec) -> tuple[int, int]:
