@@ -154,3 +154,42 @@ def test_implied_bounds_are_implied():
         k, d = implied_bounds(spec)
         ok = rule_verdicts(spec, sizes, hist)
         assert (sizes[ok] >= k).all() and (distinct[ok] >= d).all(), model
+
+
+# ---------------------------------------------------------------- subclasses in every algorithm
+def _subclass_cases():
+    from ktype.algorithms import all_algorithms
+    from ktype.models._base import ClassModel
+
+    cases = []
+    for info in all_algorithms():
+        for cls in info.models:
+            if issubclass(cls, ClassModel):
+                cases.append(pytest.param(info, cls, id=f"{info.name}-{cls.__name__}"))
+    return cases
+
+
+@pytest.mark.parametrize(("info", "cls"), _subclass_cases())
+def test_a_subclass_works_wherever_its_base_does(info, cls):
+    """A user's subclass of a model (no new rule) is accepted by every algorithm that accepts
+    the base and gives the same release: algorithms read the declared rule, never the class."""
+    from ktype.testing.algorithm_checks import default_model, fixture_dataset
+
+    ds = fixture_dataset(24)
+    base = default_model(cls)
+    sub = type(f"My{cls.__name__}", (cls,), {})(**base.params)
+    primary = default_model(info.models[0])
+    models_base = [base] if cls is info.models[0] else [primary, base]
+    models_sub = [sub] if cls is info.models[0] else [primary, sub]
+    if len(models_base) > 1 and not info.combinable:
+        pytest.skip("the algorithm takes a single model")
+    kw = {"rng": 0} if info.randomized else {}
+    try:
+        want = info.func(ds, models_base, **kw)
+    except Exception as exc:  # the base is refused on this fixture: the subclass must be too
+        with pytest.raises(type(exc)):
+            info.func(ds, models_sub, **kw)
+        return
+    got = info.func(ds, models_sub, **kw)
+    assert np.array_equal(got.lo, want.lo) and np.array_equal(got.hi, want.hi), info.name
+    assert np.array_equal(got.suppressed, want.suppressed), info.name
