@@ -6,12 +6,11 @@ sketches the approach; the median-split recursion and the relaxed variant follow
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
 from .._grouping import lexsort_rows
-from .._jit import njit
+from .._jit import njit, threads
 from .._validation import Options
 from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError, UnsupportedModelError
@@ -137,13 +136,9 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
         rows, start, box_lo, box_hi = partition_numpy(dataset, k, mode == "strict", canon)
     else:
         tables = _hierarchy_tables(dataset)
-        threads = numba.get_num_threads()
-        numba.set_num_threads(threads if n >= _PARALLEL_MIN_ROWS else 1)  # small tables: no thread start-up
-        try:
+        with threads(None if n >= _PARALLEL_MIN_ROWS else 1):  # small tables: no thread start-up
             _, rows, box_lo, box_hi, start = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond,
                                                             sens is not None, needs_canon, *tables)
-        finally:
-            numba.set_num_threads(threads)
     # number the parts by their final row position (children in child order inside their
     # parent's range): distinct parts may publish the same box, and this numbering then
     # orders their rows in the release (Release.build's ``classes`` hint)
