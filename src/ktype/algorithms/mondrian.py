@@ -215,16 +215,12 @@ def _hierarchy_tables(dataset: Dataset) -> tuple[np.ndarray, ...]:
     cptr_parts, cptr_off, ch_parts, ch_off = [], [0], [], [0]
     for h in dataset.hierarchies:
         if h.is_tree:
-            anc = h._anc.astype(np.int64)
-            nodes_lo = h.node_lo.astype(np.int64)
-            nodes_hi = h.node_hi.astype(np.int64)
-            nn = len(nodes_lo)
-            par = h.node_parent.astype(np.int64)
-            child_nodes = np.arange(1, nn)
-            order = np.lexsort((nodes_lo[child_nodes], par[child_nodes]))
-            ch = child_nodes[order]
-            counts = np.bincount(par[ch], minlength=nn)
-            ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            ha = h.arrays()
+            anc = ha.anc.astype(np.int64)
+            nodes_lo = ha.node_lo.astype(np.int64)
+            nodes_hi = ha.node_hi.astype(np.int64)
+            ptr = ha.child_ptr
+            ch = ha.child
         else:
             anc = np.zeros((1, 1), dtype=np.int64)
             nodes_lo = nodes_hi = np.zeros(1, dtype=np.int64)

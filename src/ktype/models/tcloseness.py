@@ -83,10 +83,7 @@ def _tree_arrays(h: Hierarchy) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     if cached is not None:
         return cached
     lo, hi, parent = h.node_lo, h.node_hi, h.node_parent
-    leaf_depth = h.node_depth[h.leaf_node]
-    # subtree height: deepest leaf under N minus depth(N) (loop over hierarchy nodes)
-    deepest = np.array([leaf_depth[a : b + 1].max() for a, b in zip(lo, hi)], dtype=np.int64)
-    height = deepest - h.node_depth
+    height = h.arrays().node_height  # subtree height: deepest leaf under N minus depth(N)
     H = int(height[0])
     weight = height / H if H > 0 else np.zeros(len(lo))
     _TREE_CACHE[h] = out = (lo, hi, parent, weight)
