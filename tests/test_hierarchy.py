@@ -445,3 +445,52 @@ def test_intervals_export_roundtrip(tmp_path):
     assert h2.name == "age" and h2.fingerprint() == h.fingerprint()
     r = h2.rank_of(33)
     assert h2.label_interval(r, r, level=1) == "[30-34]"
+
+
+# ---------------------------------------------------------------- the shared node arrays
+def _ragged_tree() -> Hierarchy:
+    # root -> {A: {a, b}, B: {C: {c, d}}, e}: leaves at depths 2, 2, 3, 3, 1
+    return Hierarchy.from_subsets(["a", "b", "c", "d", "e"], [["a", "b"], ["c", "d"], ["c", "d", "e"]], name="x")
+
+
+@pytest.mark.parametrize("make", [_ragged_tree, lambda: Hierarchy.intervals(list(range(20)), [2, 4, 8], name="n"),
+                                  lambda: Hierarchy.flat(list("abcd"), name="f")])
+def test_arrays_are_computed_once_read_only_and_right(make):
+    h = make()
+    a = h.arrays()
+    assert h.arrays() is a  # once per hierarchy object
+    for name in ("anc", "node_lo", "node_hi", "node_parent", "node_depth", "leaf_node", "child_ptr", "child", "node_height"):
+        arr = getattr(a, name)
+        assert not arr.flags.writeable, name
+        with pytest.raises(ValueError):
+            arr[...] = 0
+    nn = len(h.node_lo)
+    # ancestors by walking parents from each leaf node, padded with the root
+    for rank in range(h.size):
+        node = int(h.leaf_node[rank])
+        for t in range(h.height + 1):
+            assert a.anc[rank, t] == node
+            node = max(int(h.node_parent[node]), 0)
+    # children: every non-root node once, under its parent, by increasing first leaf
+    for v in range(nn):
+        kids = a.child[a.child_ptr[v] : a.child_ptr[v + 1]].tolist()
+        assert kids == sorted((c for c in range(1, nn) if h.node_parent[c] == v), key=lambda c: h.node_lo[c])
+    # subtree heights: longest path down to a leaf, by recursion over the children
+    def height(v):
+        kids = a.child[a.child_ptr[v] : a.child_ptr[v + 1]]
+        return 0 if len(kids) == 0 else 1 + max(height(int(c)) for c in kids)
+
+    assert a.node_height.tolist() == [height(v) for v in range(nn)]
+
+
+def test_arrays_need_a_tree():
+    with pytest.raises(HierarchyError, match="no tree hierarchy"):
+        Hierarchy.ordered(range(5), name="o").arrays()
+
+
+def test_no_module_reads_the_private_ancestor_table():
+    """Kernels get hierarchy structure from Hierarchy.arrays(), not the private _anc
+    (docs/design/rules.md, where kernels live)."""
+    src = Path(__file__).resolve().parents[1] / "src" / "ktype"
+    readers = [str(p.relative_to(src)) for p in src.rglob("*.py") if "._anc" in p.read_text() and p.name != "hierarchy.py"]
+    assert readers == []

@@ -323,10 +323,11 @@ def test_flash_prunes_with_non_monotone_models_under_suppression(model):
         assert fl.n_evaluated < ex.n_evaluated // 2, (measure, fl.n_evaluated, ex.n_evaluated)
 
 
-def test_a_user_subclass_of_a_model_is_judged_by_its_own_verdicts():
-    """A model class the engine has no compiled kernel for (here a user's subclass of
-    distinct ℓ-diversity and of k-anonymity) is judged by its ``class_verdicts``: same
-    classification and optimum as the built-in models."""
+def test_a_user_subclass_of_a_model_is_judged_by_its_rule_or_its_own_verdicts():
+    """A user's subclass of a model inherits its base's declared rule (``rule_spec``: the
+    shared compiled predicate decides it, never the class's name), and a subclass that
+    declares no rule is judged by its ``class_verdicts``: same classification and optimum as
+    the built-in models."""
 
     class MyDiversity(DistinctLDiversity):
         pass
@@ -334,10 +335,16 @@ def test_a_user_subclass_of_a_model_is_judged_by_its_own_verdicts():
     class MyK(KAnonymity):
         pass
 
+    class NoRule(DistinctLDiversity):
+        def rule_spec(self, dataset):
+            return None
+
     ds = _adult(150, 3)
+    assert MyK(4).rule_spec(ds).code == KAnonymity(4).rule_spec(ds).code
     for sup in (0.0, 0.1):
         want = lattice_search(ds, [KAnonymity(4), DistinctLDiversity(2)], algorithm="exhaustive", max_suppression=sup)
-        for models in ([KAnonymity(4), MyDiversity(2)], [MyK(4), DistinctLDiversity(2)], [MyK(4), MyDiversity(2)]):
+        for models in ([KAnonymity(4), MyDiversity(2)], [MyK(4), DistinctLDiversity(2)], [MyK(4), MyDiversity(2)],
+                       [MyK(4), NoRule(2)]):
             got = lattice_search(ds, models, algorithm="exhaustive", max_suppression=sup)
             np.testing.assert_array_equal(got.state, want.state)
             np.testing.assert_array_equal(got.suppressed, want.suppressed)

@@ -96,18 +96,37 @@ def test_mondrian_l_diversity_infeasible_table():
 
 
 def test_mondrian_rejects_unsupported_model():
-    from ktype.models import KConcealment, TCloseness
+    from ktype.models import KConcealment
 
     ds = ktype.load_adult(n=100)
     with pytest.raises(UnsupportedModelError, match="mondrian does not support KConcealment"):
         run("mondrian", ds, KConcealment(2))
-    from ktype.data.bundled import bundled_path
 
+    with pytest.raises(UnsupportedModelError, match="mondrian does not support _NoRule: it declares no per-class rule"):
+        run("mondrian", ds, [KAnonymity(5), _NoRule(5)])
+
+
+class _NoRule(KAnonymity):
+    """A class model that declares no rule for the algorithms (rule_spec None)."""
+
+    def rule_spec(self, dataset):
+        return None
+
+
+def test_mondrian_hierarchical_t_closeness():
+    """The shared predicate decides hierarchical EMD too, so Mondrian takes that distance."""
+    from ktype.data.bundled import bundled_path
+    from ktype.models import TCloseness
+
+    ds = ktype.load_adult(n=1000)
     hier = {c: h for c, h in zip(ds.quasi_identifiers, ds.hierarchies)}
     hier["salary-class"] = bundled_path("adult") / "adult_hierarchy_salary-class.csv"
     with_sens = Dataset(ds.data, quasi_identifiers=ds.quasi_identifiers, sensitive=["salary-class"], hierarchies=hier)
-    with pytest.raises(UnsupportedModelError, match="'equal' or 'ordered' distance"):
-        run("mondrian", with_sens, [KAnonymity(5), TCloseness(0.2, distance="hierarchical")])
+    model = TCloseness(0.05, distance="hierarchical")
+    plain = run("mondrian", with_sens, KAnonymity(5))
+    assert not model.check(plain).satisfied
+    rel = run("mondrian", with_sens, [KAnonymity(5), model])
+    assert model.check(rel).satisfied and rel.provenance["partitions"] > 1
 
 
 @pytest.mark.parametrize("distance", ["equal", "ordered"])
@@ -134,13 +153,18 @@ def test_mondrian_adult_hierarchical():
 @given(hist=st.lists(st.integers(0, 9), min_size=1, max_size=7), li=st.integers(1, 8), c=st.floats(0.1, 5.0))
 def test_recursive_diversity_test_matches_sorted_definition(hist, li, c):
     """Mondrian's recursive (c, l) test without a sort (cold-start compile) equals the
-    definition r_1 < c (r_l + ... + r_m) on the sorted histogram, compiled and in Python."""
-    from ktype.algorithms.mondrian import _DIV_RECURSIVE, _T_NONE, _allowed
+    definition r_1 < c (r_l + ... + r_m) on the sorted histogram (c read as a fraction)."""
+    from ktype.algorithms.mondrian import _allowed, _conditions
+    from ktype.models import RecursiveCLDiversity
+    from ktype.models.ldiversity import as_fraction
 
     h = np.array(hist, dtype=np.int64)
     srt = np.sort(h)[::-1]
-    want = bool(srt[0] < c * srt[li - 1 :].sum())
-    cond = (_DIV_RECURSIVE, float(li), float(c), _T_NONE, 0.0, np.zeros(len(h)))
+    num, den = as_fraction(c)
+    want = bool(srt[0] * den < srt[li - 1 :].sum() * num)
+    df = pd.DataFrame({"u": range(len(h)), "s": range(len(h))})
+    ds = Dataset(df, quasi_identifiers=["u"], sensitive=["s"], hierarchies={"u": "ordered"})
+    cond = _conditions(ds, (RecursiveCLDiversity(c, li),))[-1]
     size = max(int(h.sum()), 1)
     assert _allowed.py_func(h, size, 1, cond) == want
     assert _allowed(h, size, 1, cond) == want

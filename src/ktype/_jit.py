@@ -57,7 +57,7 @@ from numba.core.caching import FunctionCache, IndexDataCacheFile
 
 from .exceptions import InternalError
 
-__all__ = ["njit"]
+__all__ = ["njit", "threads"]
 
 
 @contextlib.contextmanager
@@ -139,3 +139,21 @@ def njit(*args: Any, cache: bool = True, **options: Any) -> Any:
     if args:
         return decorate(args[0])
     return decorate
+
+
+@contextlib.contextmanager
+def threads(n: int | None) -> Iterator[None]:
+    """Run the ``with`` block with ``n`` numba threads (None: unchanged), then restore the
+    count it had before, also when the block raises.
+
+    ktype never changes numba's thread count for good: a user's ``numba.set_num_threads``
+    (or ``NUMBA_NUM_THREADS``) stays in force after every call. ``n`` is clipped to
+    ``[1, numba.config.NUMBA_NUM_THREADS]``.
+    """
+    previous = numba.get_num_threads()
+    if n is not None:
+        numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)

@@ -26,7 +26,7 @@ __all__ = ["partition_numpy"]
 
 def _lca(h, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Lowest common ancestor node of the leaf ranks ``lo..hi`` (per element)."""
-    cand = h._anc[lo]  # ancestors of the leaf lo, deepest first, padded with the root
+    cand = h.arrays().anc[lo]  # ancestors of the leaf lo, deepest first, padded with the root
     first = np.argmax(h.node_hi[cand] >= hi[:, None], axis=1)
     return cand[np.arange(len(lo)), first].astype(np.int64)
 
@@ -35,12 +35,9 @@ def _children(h) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Children of every node sorted by their first leaf: ``(child, ptr, key)`` where the
     children of node ``v`` are ``child[ptr[v]:ptr[v + 1]]`` and ``key = parent * size + hi``
     increases along ``child`` (for the row -> child lookup by ``searchsorted``)."""
-    nn = len(h.node_lo)
-    par = h.node_parent.astype(np.int64)
-    kids = np.arange(1, nn)
-    kids = kids[np.lexsort((h.node_lo[kids], par[kids]))]
-    ptr = np.concatenate([[0], np.cumsum(np.bincount(par[kids], minlength=nn))]).astype(np.int64)
-    key = par[kids] * h.size + h.node_hi[kids]
+    ha = h.arrays()
+    kids, ptr = ha.child, ha.child_ptr
+    key = ha.node_parent[kids].astype(np.int64) * h.size + ha.node_hi[kids]
     return kids, ptr, key
 
 

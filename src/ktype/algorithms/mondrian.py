@@ -6,26 +6,24 @@ sketches the approach; the median-split recursion and the relaxed variant follow
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
 from .._grouping import lexsort_rows
-from .._jit import njit
+from .._jit import njit, threads
 from .._validation import Options
 from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError, UnsupportedModelError
 from ..models._base import PrivacyModel
+from ..models._rulespec import MIN_SIZE
 from ..models.kanonymity import KAnonymity
 from ..release import Release
 from ._mondrian_numpy import partition_numpy
 from ._registry import register
+from ._rules import all_ok, pack, specs_of
 
 __all__ = ["mondrian"]
 
-# diversity predicate codes used inside the compiled core
-_DIV_NONE, _DIV_DISTINCT, _DIV_ENTROPY, _DIV_RECURSIVE, _DIV_FREQUENCY = 0, 1, 2, 3, 4
-_T_NONE, _T_EQUAL, _T_ORDERED = 0, 1, 2
 #: below this many rows the compiled core runs on one thread (threads cost more than they save)
 _PARALLEL_MIN_ROWS = 200_000
 #: k-anonymity alone on at most this many rows runs the numpy partitioner (no compilation)
@@ -65,11 +63,13 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     ----------
     dataset : Dataset
         The table; each QI's hierarchy decides how it is split (see Notes).
-    models : KAnonymity, optionally one ℓ-diversity model and one TCloseness model
-        ``KAnonymity(k)`` bounds every partition's size from below; an ℓ-diversity model
-        (distinct, entropy, recursive (c,ℓ), frequency 1/ℓ, or p-sensitivity) and a
-        t-closeness model (equal or ordered ground distance), evaluated on the partition's
-        sensitive values, are extra split conditions.
+    models : KAnonymity, optionally ℓ-diversity / p-sensitivity / t-closeness models
+        ``KAnonymity(k)`` bounds every partition's size from below; ℓ-diversity models
+        (distinct, entropy, recursive (c,ℓ), frequency 1/ℓ, p-sensitivity, and their
+        subclasses such as ``ProtectedLDiversity``) and t-closeness models (equal, ordered or
+        hierarchical ground distance), all on one sensitive attribute and evaluated on the
+        partition's sensitive values by the shared rule predicate
+        (:mod:`ktype.algorithms._rules`), are extra split conditions.
     mode : {"strict", "relaxed"}
         Strict: records with the median value stay together, so partitions are disjoint
         regions. Relaxed: ties at the median are divided so both halves get half the
@@ -126,7 +126,7 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     needs_canon = mode == "relaxed" and not all(h.is_tree for h in dataset.hierarchies)
     canon = _canonical_rank(X, s) if needs_canon else np.zeros(1, dtype=np.int64)
     whole = np.bincount(s, minlength=n_s).astype(np.int64)
-    if not _allowed.py_func(whole, n, k, cond):  # once, in Python: no separate compile
+    if n < k or (len(cond[0]) and not _allowed(whole, n, k, cond)):  # k-anonymity alone: nothing to compile
         raise InfeasibleError(
             f"The whole table ({n} rows) does not satisfy {[str(m) for m in models]}; no partition can. "
             "Lower l (or p), or check the sensitive column's distribution."
@@ -136,13 +136,9 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
         rows, start, box_lo, box_hi = partition_numpy(dataset, k, mode == "strict", canon)
     else:
         tables = _hierarchy_tables(dataset)
-        threads = numba.get_num_threads()
-        numba.set_num_threads(threads if n >= _PARALLEL_MIN_ROWS else 1)  # small tables: no thread start-up
-        try:
+        with threads(None if n >= _PARALLEL_MIN_ROWS else 1):  # small tables: no thread start-up
             _, rows, box_lo, box_hi, start = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond,
                                                             sens is not None, needs_canon, *tables)
-        finally:
-            numba.set_num_threads(threads)
     # number the parts by their final row position (children in child order inside their
     # parent's range): distinct parts may publish the same box, and this numbering then
     # orders their rows in the release (Release.build's ``classes`` hint)
@@ -174,56 +170,32 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
 
 def _conditions(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> tuple[int, str | None, np.ndarray, int, tuple]:
     """The job as the compiled core reads it: ``(k, sensitive column or None, its codes (zeros
-    when none), number of its values, split condition tuple)``."""
+    when none), number of its values, packed rules)``.
+
+    Every model contributes its declared rule (``rule_spec``, :mod:`ktype.algorithms._rules`):
+    the minimum-size rules give ``k`` (which also bounds the candidate cuts), the others are
+    packed into one conjunction that every published part must pass."""
     k = 1
-    div_kind, div_l, div_c = _DIV_NONE, 0.0, 0.0
-    t_kind, t_val = _T_NONE, 0.0
     sens = None
-    for m in models:
-        if isinstance(m, KAnonymity):
-            k = max(k, m.k)
+    specs = []
+    for m, spec in specs_of(models, dataset):
+        if spec is None:
+            raise UnsupportedModelError(f"mondrian does not support {type(m).__name__}: it declares no per-class rule (rule_spec).")
+        if spec.code == MIN_SIZE:
+            k = max(k, int(spec.ints[0]))
             continue
-        col = dataset.sensitive_column(getattr(m, "sensitive", None))
-        if sens is not None and col != sens:
-            raise UnsupportedModelError("mondrian's extra conditions must all concern the same sensitive attribute.")
-        sens = col
-        if type(m).__name__ == "TCloseness":
-            if t_kind != _T_NONE:
-                raise UnsupportedModelError("mondrian takes at most one TCloseness model.")
-            dist = m.distance  # type: ignore[attr-defined]
-            if dist not in ("equal", "ordered"):
-                raise UnsupportedModelError(
-                    f"mondrian supports t-closeness with the 'equal' or 'ordered' distance, not {dist!r}."
-                )
-            t_kind, t_val = (_T_EQUAL if dist == "equal" else _T_ORDERED), float(m.t)  # type: ignore[attr-defined]
-        else:
-            if div_kind != _DIV_NONE:
-                raise UnsupportedModelError("mondrian takes at most one ℓ-diversity / p-sensitivity model.")
-            div_kind, div_l, div_c = _diversity_code(m)
+        if spec.column is not None:
+            if sens is not None and spec.column != sens:
+                raise UnsupportedModelError("mondrian's extra conditions must all concern the same sensitive attribute.")
+            sens = spec.column
+        specs.append(spec)
     if sens is not None:
         s = np.ascontiguousarray(dataset.sensitive_codes[sens], dtype=np.int64)
         n_s = len(dataset.sensitive_values[sens])
     else:
         s = np.zeros(dataset.n, dtype=np.int64)
         n_s = 1
-    q = np.bincount(s, minlength=n_s) / dataset.n
-    cond = (div_kind, div_l, div_c, t_kind, t_val, q)
-    return k, sens, s, n_s, cond
-
-
-def _diversity_code(m: PrivacyModel) -> tuple[int, float, float]:
-    name = type(m).__name__
-    if name == "DistinctLDiversity":
-        return _DIV_DISTINCT, float(m.l), 0.0  # type: ignore[attr-defined]
-    if name == "PSensitivity":
-        return _DIV_DISTINCT, float(m.p), 0.0  # type: ignore[attr-defined]
-    if name == "EntropyLDiversity":
-        return _DIV_ENTROPY, float(m.l), 0.0  # type: ignore[attr-defined]
-    if name == "RecursiveCLDiversity":
-        return _DIV_RECURSIVE, float(m.l), float(m.c)  # type: ignore[attr-defined]
-    if name == "FrequencyLDiversity":
-        return _DIV_FREQUENCY, float(m.l), 0.0  # type: ignore[attr-defined]
-    raise UnsupportedModelError(f"mondrian does not support {name}.")
+    return k, sens, s, n_s, pack(specs)
 
 
 def _canonical_rank(X: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -243,16 +215,12 @@ def _hierarchy_tables(dataset: Dataset) -> tuple[np.ndarray, ...]:
     cptr_parts, cptr_off, ch_parts, ch_off = [], [0], [], [0]
     for h in dataset.hierarchies:
         if h.is_tree:
-            anc = h._anc.astype(np.int64)
-            nodes_lo = h.node_lo.astype(np.int64)
-            nodes_hi = h.node_hi.astype(np.int64)
-            nn = len(nodes_lo)
-            par = h.node_parent.astype(np.int64)
-            child_nodes = np.arange(1, nn)
-            order = np.lexsort((nodes_lo[child_nodes], par[child_nodes]))
-            ch = child_nodes[order]
-            counts = np.bincount(par[ch], minlength=nn)
-            ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            ha = h.arrays()
+            anc = ha.anc.astype(np.int64)
+            nodes_lo = ha.node_lo.astype(np.int64)
+            nodes_hi = ha.node_hi.astype(np.int64)
+            ptr = ha.child_ptr
+            ch = ha.child
         else:
             anc = np.zeros((1, 1), dtype=np.int64)
             nodes_lo = nodes_hi = np.zeros(1, dtype=np.int64)
@@ -287,69 +255,9 @@ def _hierarchy_tables(dataset: Dataset) -> tuple[np.ndarray, ...]:
 
 @njit
 def _allowed(hist: np.ndarray, size: int, k: int, cond) -> bool:
-    """Whether a part with sensitive histogram ``hist`` may be published."""
-    if size < k:
-        return False
-    div_kind, div_l, div_c, t_kind, t_val, q = cond
-    if t_kind != _T_NONE:
-        # EMD to the whole table's distribution q (Li, Li, Venkatasubramanian 2007)
-        emd = 0.0
-        if t_kind == _T_EQUAL:
-            for v in range(len(hist)):
-                emd += abs(hist[v] / size - q[v])
-            emd *= 0.5
-        else:
-            cum = 0.0
-            for v in range(len(hist)):
-                cum += hist[v] / size - q[v]
-                emd += abs(cum)
-            emd /= max(len(hist) - 1, 1)
-        if emd > t_val + 1e-12:
-            return False
-    if div_kind == _DIV_NONE:
-        return True
-    if div_kind == _DIV_DISTINCT:
-        d = 0
-        for v in hist:
-            if v > 0:
-                d += 1
-        return d >= div_l
-    if div_kind == _DIV_ENTROPY:
-        e = 0.0
-        for v in hist:
-            if v > 0:
-                p = v / size
-                e -= p * np.log(p)
-        return e >= np.log(div_l) - 1e-12
-    if div_kind == _DIV_FREQUENCY:
-        mx = 0
-        for v in hist:
-            if v > mx:
-                mx = v
-        return mx * div_l <= size * (1.0 + 1e-12)
-    # recursive (c, l): r1 < c * (r_l + ... + r_m); r_l + ... + r_m = total - (l-1 largest)
-    # (the largest values by repeated scans: no sort, whose numba compile costs seconds)
-    li = int(div_l)
-    used = np.zeros(len(hist), dtype=np.bool_)
-    total = 0
-    for v in hist:
-        total += v
-    top = 0
-    r1 = 0
-    for t in range(min(li - 1, len(hist))):
-        best = -1
-        for v in range(len(hist)):
-            if not used[v] and (best < 0 or hist[v] > hist[best]):
-                best = v
-        used[best] = True
-        top += hist[best]
-        if t == 0:
-            r1 = hist[best]
-    if li - 1 <= 0:
-        for v in hist:
-            if v > r1:
-                r1 = v
-    return r1 < div_c * (total - top)
+    """Whether a part with sensitive histogram ``hist`` may be published: at least ``k``
+    records and every packed rule of ``cond`` (:func:`ktype.algorithms._rules.all_ok`)."""
+    return size >= k and all_ok(cond, hist, size)
 
 
 @njit

@@ -24,6 +24,7 @@ allowed, but full-domain (level-based) recoding needs every leaf at the same dep
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,46 @@ from ..exceptions import HierarchyError
 from . import _shapes
 from ._values import MISSING_LABEL, SUPPRESSED_LABEL, _plain, value_keys
 
-__all__ = ["Hierarchy", "value_keys", "SUPPRESSED_LABEL", "MISSING_LABEL"]
+__all__ = ["Hierarchy", "HierarchyArrays", "value_keys", "SUPPRESSED_LABEL", "MISSING_LABEL"]
+
+
+@dataclass(frozen=True)
+class HierarchyArrays:
+    """The node structure of a tree hierarchy as read-only arrays for compiled kernels
+    (:meth:`Hierarchy.arrays`; computed once per hierarchy object).
+
+    Attributes
+    ----------
+    anc : ndarray of int32, shape (size, height + 1)
+        ``anc[rank, t]``: the ``t``-th ancestor of leaf ``rank`` (``t = 0`` the leaf node),
+        padded with the root (0) beyond a short branch.
+    node_lo, node_hi, node_parent, node_depth : ndarray of int32
+        As the hierarchy's attributes of the same names.
+    leaf_node : ndarray of int32
+        The node of each leaf rank.
+    child_ptr, child : ndarray of int64
+        Children in CSR form: the children of node ``N`` are ``child[child_ptr[N]:child_ptr[N + 1]]``,
+        in increasing leaf-rank order.
+    node_height : ndarray of int64
+        Height of each node's subtree (longest path down to a leaf; 0 for a leaf).
+    """
+
+    anc: np.ndarray
+    node_lo: np.ndarray
+    node_hi: np.ndarray
+    node_parent: np.ndarray
+    node_depth: np.ndarray
+    leaf_node: np.ndarray
+    child_ptr: np.ndarray
+    child: np.ndarray
+    node_height: np.ndarray
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    out = np.array(a, copy=True)
+    out.setflags(write=False)
+    return out
+
 
 class Hierarchy:
     """A generalization hierarchy over one attribute's domain.
@@ -377,6 +417,42 @@ class Hierarchy:
                 f"Hierarchy for {self.name!r} is ragged (leaves at depths {depths}); full-domain recoding needs "
                 "every value at the same depth. Pad short branches by repeating a label."
             )
+
+    def arrays(self) -> HierarchyArrays:
+        """The node structure as read-only arrays (:class:`HierarchyArrays`: ancestor table,
+        node intervals, parents, depths, children, subtree heights) for compiled kernels.
+
+        Computed on the first call and kept: every later call returns the same object, so
+        algorithms, measures and risk reports share one copy instead of each rebuilding it
+        or reading private attributes. Tree hierarchies only.
+        """
+        cached = self.__dict__.get("_arrays")
+        if cached is not None:
+            return cached
+        if not self.is_tree:
+            raise HierarchyError(f"Attribute {self.name!r} has no tree hierarchy (any interval allowed); it has no node arrays.")
+        lo = self.node_lo.astype(np.int64)
+        par = self.node_parent.astype(np.int64)
+        nn = len(lo)
+        kids = np.arange(1, nn)
+        kids = kids[np.lexsort((lo[kids], par[kids]))]
+        ptr = np.concatenate([[0], np.cumsum(np.bincount(par[kids], minlength=nn))]).astype(np.int64)
+        # subtree height: the deepest leaf under N minus depth(N) (leaves of N are a leaf-rank interval)
+        leaf_depth = self.node_depth[self.leaf_node].astype(np.int64)
+        deepest = np.array([leaf_depth[a : b + 1].max() for a, b in zip(lo, self.node_hi)], dtype=np.int64)  # per node
+        out = HierarchyArrays(
+            anc=_frozen(self._anc),
+            node_lo=_frozen(self.node_lo),
+            node_hi=_frozen(self.node_hi),
+            node_parent=_frozen(self.node_parent),
+            node_depth=_frozen(self.node_depth),
+            leaf_node=_frozen(self.leaf_node),
+            child_ptr=_frozen(ptr),
+            child=_frozen(kids.astype(np.int64)),
+            node_height=_frozen(deepest - self.node_depth),
+        )
+        self.__dict__["_arrays"] = out
+        return out
 
     @property
     def n_levels(self) -> int:

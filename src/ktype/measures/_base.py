@@ -237,12 +237,7 @@ def node_heights(h: Hierarchy) -> np.ndarray:
 
     For a balanced tree this is the node's *level* (0 = leaves, ``h.height`` = root).
     """
-    nh = np.zeros(len(h.node_lo), dtype=np.int64)
-    leaf_depth = h.node_depth[h.leaf_node].astype(np.int64)
-    for t in range(h.height + 1):  # loop over hierarchy levels, not rows
-        nodes = h._anc[:, t]
-        np.maximum.at(nh, nodes, leaf_depth - h.node_depth[nodes])
-    return nh
+    return np.array(h.arrays().node_height, dtype=np.int64)  # a writable copy of the shared bundle
 
 
 def require_source(release: Release, measure_name: str) -> np.ndarray:

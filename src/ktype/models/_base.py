@@ -13,6 +13,7 @@ from .._validation import check_params
 from ..data.dataset import Dataset
 from ..exceptions import InvalidParameterError
 from ..release import Release
+from ._rulespec import RuleSpec
 
 __all__ = ["CheckResult", "PER_RELEASED_ROW", "PER_ORIGINAL_RECORD", "PrivacyModel", "ClassModel", "equivalence_classes", "class_histograms"]
 
@@ -196,6 +197,16 @@ class ClassModel(PrivacyModel):
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
         """Vector of booleans, one per class, from class sizes and sensitive histograms."""
         raise NotImplementedError
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec | None:
+        """The per-class rule as the algorithms' compiled predicate reads it (a rule code and
+        its parameters, :mod:`ktype.models._rulespec`), or None when the model declares none
+        (algorithms then fall back to :meth:`class_verdicts`).
+
+        A subclass inherits its base's spec; a subclass that changes the rule overrides both
+        this and :meth:`class_verdicts`. ``tests/test_rules.py`` checks that the two agree.
+        """
+        return None
 
     def check(self, release: Release) -> CheckResult:
         ds = release.dataset

@@ -10,6 +10,7 @@ import numpy as np
 from .._validation import Interval
 from ..data.dataset import Dataset
 from ._base import ClassModel
+from ._rulespec import MIN_SIZE, RuleSpec
 
 __all__ = ["KAnonymity"]
 
@@ -36,3 +37,7 @@ class KAnonymity(ClassModel):
 
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
         return sizes >= self.k
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """``size >= k``."""
+        return RuleSpec(MIN_SIZE, (int(self.k),))

@@ -65,6 +65,7 @@ from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError
 from ..release import Release
 from ._base import CheckResult, ClassModel, class_histograms, equivalence_classes
+from ._rulespec import DISTINCT, ENTROPY, FREQUENCY, RECURSIVE, RuleSpec
 
 __all__ = [
     "DistinctLDiversity",
@@ -337,6 +338,10 @@ class DistinctLDiversity(SensitiveModel):
         assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return _distinct(hist) >= self.l
 
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """At least ``l`` distinct values."""
+        return RuleSpec(DISTINCT, (int(self.l),), column=self.sensitive_name(dataset))
+
     def _advice(self, best: float, counts: np.ndarray) -> str:
         return f"Use l <= {int(best)}, or a sensitive attribute with at least {self.l} distinct values."
 
@@ -378,6 +383,10 @@ class PSensitivity(SensitiveModel):
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
         assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return _distinct(hist) >= self.p
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """At least ``p`` distinct values (the distinct rule with ``l = p``)."""
+        return RuleSpec(DISTINCT, (int(self.p),), column=self.sensitive_name(dataset))
 
     def _advice(self, best: float, counts: np.ndarray) -> str:
         return f"Use p <= {int(best)}, or a sensitive attribute with at least {self.p} distinct values."
@@ -432,6 +441,10 @@ class EntropyLDiversity(SensitiveModel):
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
         assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return self.entropy(sizes, hist) >= np.log(float(self.l)) - TOLERANCE
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """Entropy at least this checker's threshold ``log l − TOLERANCE``."""
+        return RuleSpec(ENTROPY, reals=(float(np.log(float(self.l)) - TOLERANCE),), column=self.sensitive_name(dataset))
 
     def _advice(self, best: float, counts: np.ndarray) -> str:
         return f"Use l <= {best:.6g} (the exponential of the table's entropy), or another sensitive attribute."
@@ -501,6 +514,11 @@ class RecursiveCLDiversity(SensitiveModel):
         r1, tail = self._r1_tail(hist)
         return r1 * den < tail * num
 
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """``r_1 · den < (r_l + … + r_m) · num`` with ``c = num/den`` (:func:`as_fraction`)."""
+        num, den = as_fraction(self.c)
+        return RuleSpec(RECURSIVE, (int(self.l), int(num), int(den)), column=self.sensitive_name(dataset))
+
     def _advice(self, best: float, counts: np.ndarray) -> str:
         if not np.isfinite(best):
             return f"The column has fewer than l={self.l} distinct values; lower l."
@@ -553,6 +571,11 @@ class FrequencyLDiversity(SensitiveModel):
         num, den = as_fraction(self.l)
         f = np.asarray(hist, dtype=np.int64).max(axis=1)
         return f * num <= np.asarray(sizes, dtype=np.int64) * den
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """``f_max · num <= |C| · den`` with ``l = num/den`` (:func:`as_fraction`)."""
+        num, den = as_fraction(self.l)
+        return RuleSpec(FREQUENCY, (int(num), int(den)), column=self.sensitive_name(dataset))
 
     def _advice(self, best: float, counts: np.ndarray) -> str:
         return (

@@ -45,6 +45,7 @@ from .._validation import Interval, Options
 from ..data.dataset import Dataset
 from ..data.hierarchy import Hierarchy
 from ..exceptions import HierarchyError
+from ._rulespec import EMD_EQUAL, EMD_ORDERED, EMD_TREE, RuleSpec
 from .ldiversity import SCOPES, TOLERANCE, SensitiveModel
 
 __all__ = ["TCloseness", "emd_equal", "emd_ordered", "emd_hierarchical"]
@@ -82,10 +83,7 @@ def _tree_arrays(h: Hierarchy) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     if cached is not None:
         return cached
     lo, hi, parent = h.node_lo, h.node_hi, h.node_parent
-    leaf_depth = h.node_depth[h.leaf_node]
-    # subtree height: deepest leaf under N minus depth(N) (loop over hierarchy nodes)
-    deepest = np.array([leaf_depth[a : b + 1].max() for a, b in zip(lo, hi)], dtype=np.int64)
-    height = deepest - h.node_depth
+    height = h.arrays().node_height  # subtree height: deepest leaf under N minus depth(N)
     H = int(height[0])
     weight = height / H if H > 0 else np.zeros(len(lo))
     _TREE_CACHE[h] = out = (lo, hi, parent, weight)
@@ -200,6 +198,20 @@ class TCloseness(SensitiveModel):
     def class_verdicts(self, sizes: np.ndarray, hist: np.ndarray | None, dataset: Dataset) -> np.ndarray:
         assert hist is not None  # needs_sensitive: the checker always passes the histograms
         return self.class_values(sizes, hist, dataset) <= float(self.t) + TOLERANCE
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """EMD to the table's distribution at most this checker's threshold ``t + TOLERANCE``."""
+        col = self.sensitive_name(dataset)
+        q = np.ascontiguousarray(self.table_distribution(dataset), dtype=np.float64)
+        thr = (float(self.t) + TOLERANCE,)
+        if self.distance == "equal":
+            return RuleSpec(EMD_EQUAL, reals=thr, column=col, q=q)
+        if self.distance == "ordered":
+            return RuleSpec(EMD_ORDERED, reals=thr, column=col, q=q)
+        lo, hi, parent, weight = _tree_arrays(self._hierarchy(dataset))
+        tree = tuple(np.ascontiguousarray(a, dtype=np.int64) for a in (lo, hi, parent))
+        return RuleSpec(EMD_TREE, reals=thr, column=col, q=q,
+                        tree=(tree[0], tree[1], tree[2], np.ascontiguousarray(weight, dtype=np.float64)))
 
     def validate(self, dataset: Dataset) -> None:
         """Check the sensitive column and, for ``distance="hierarchical"``, its hierarchy."""

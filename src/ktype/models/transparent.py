@@ -53,6 +53,7 @@ from ..data.dataset import Dataset
 from ..exceptions import DataError, InfeasibleError, InternalError, InvalidParameterError
 from ..release import Release
 from ._base import CheckResult, ClassModel, class_histograms, equivalence_classes
+from ._rulespec import FREQUENCY, RuleSpec
 
 __all__ = [
     "TransparentLDiversity",
@@ -574,6 +575,10 @@ class TransparentLDiversity(ClassModel):
         assert hist is not None
         return hist.max(axis=1) * self.l <= sizes
 
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """The sufficient condition's per-group rule: frequency ℓ-diversity, ``f_max · ℓ <= |G|``."""
+        return RuleSpec(FREQUENCY, (int(self.l), 1), column=self.sensitive_name(dataset))
+
     def _algorithm_of(self, release: Release) -> str | None:
         name = self.algorithm or release.provenance.get("algorithm")
         return None if name is None else str(name).strip().lower().replace("-", "_")
@@ -753,6 +758,11 @@ class ProtectedLDiversity(FrequencyLDiversity):
         h = np.asarray(hist, dtype=np.int64)
         f = (h * self._mask(dataset)[: h.shape[1]]).max(axis=1)
         return f * num <= np.asarray(sizes, dtype=np.int64) * den
+
+    def rule_spec(self, dataset: Dataset) -> RuleSpec:
+        """The frequency rule restricted to the protected values (``mask``)."""
+        num, den = as_fraction(self.l)
+        return RuleSpec(FREQUENCY, (int(num), int(den)), column=self.sensitive_name(dataset), mask=self._mask(dataset))
 
 
 __all__ += ["ProtectedLDiversity"]

@@ -106,7 +106,8 @@ def _one_level_up(c, j: int, data: RiskData) -> tuple[np.ndarray | None, str]:
         h = c.dataset.hierarchy(col)
         ranks = c.codes[:, j]
         if h.is_tree:
-            parent = h._anc[:, 1] if h.height >= 1 else h._anc[:, 0]
+            anc = h.arrays().anc
+            parent = anc[:, 1] if h.height >= 1 else anc[:, 0]
             return parent[ranks].astype(np.int64), "parent in hierarchy"
         return ranks // 2, "adjacent values merged"
     values = data[col]  # type: ignore[index]

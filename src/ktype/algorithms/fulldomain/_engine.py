@@ -15,8 +15,9 @@ per class when the group ids fit (one bit field per column), so a roll-up remaps
 bit fields of the columns whose level changes — one table lookup per row for a roll-up
 from a direct specialization — and the packed code itself is the hash key. Per-class
 sensitive histograms roll up the same way, so every :class:`~ktype.models._base.ClassModel`
-(k-anonymity, ℓ-diversity variants, t-closeness, ...) is evaluated through its generic
-``class_verdicts(sizes, hist, dataset)``; with k-anonymity alone, roll-up, verdicts,
+(k-anonymity, ℓ-diversity variants, t-closeness, ...) is evaluated through the rule it
+declares (``rule_spec``) by the shared compiled predicate of :mod:`ktype.algorithms._rules`
+(a model that declares none, through its ``class_verdicts``); with k-anonymity alone, roll-up, verdicts,
 required suppression and value come from a single kernel call per node.
 
 A node's *required suppression* is the number of records in classes that fail some model
@@ -36,32 +37,19 @@ from ..._validation import renamed_hint
 from ...data.dataset import Dataset
 from ...exceptions import HierarchyError, InvalidParameterError, UnsupportedModelError
 from ...models._base import ClassModel, PrivacyModel
+from ...models._rulespec import DISTINCT, MIN_SIZE, RuleSpec
 from ...models.kanonymity import KAnonymity
-from ...models.ldiversity import TOLERANCE as LDIV_TOLERANCE
-from ...models.ldiversity import (
-    DistinctLDiversity,
-    EntropyLDiversity,
-    FrequencyLDiversity,
-    PSensitivity,
-    RecursiveCLDiversity,
-    as_fraction,
-)
-from ...models.tcloseness import TOLERANCE as T_TOLERANCE
+from ...models.ldiversity import DistinctLDiversity, PSensitivity
 from ...models.tcloseness import TCloseness, _tree_arrays
+from .._rules import implied_bounds, pack, specs_of, verdicts
 from ._kernels import (
     _bottom_kernel,
     _class_stats,
     _column_counts,
-    _distinct_kernel,
-    _emd_equal_kernel,
-    _emd_ordered_kernel,
-    _emd_tree_kernel,
-    _entropy_kernel,
     _evaluate_k_kernel,
     _pack_kernel,
     _pair_counts,
     _pair_stairs,
-    _recursive_kernel,
     _rollup_kernel,
     _rollup_packed_kernel,
     _source_kernel,
@@ -226,37 +214,23 @@ def relaxation(models: tuple[PrivacyModel, ...], dataset: Dataset) -> tuple[int,
     ``(k', {column: d})`` = at least ``k'`` records and at least ``d`` distinct values of each
     sensitive ``column``.
 
-    A class passing distinct ℓ-diversity or p-sensitivity has ``ℓ`` (``p``) distinct values;
-    entropy ℓ-diversity needs ``log(distinct) ≥ H ≥ log ℓ − 1e-10``, so ``distinct ≥ ⌈ℓ(1 − 10⁻⁹)⌉``;
-    recursive (c, ℓ) needs ``r_1 < c·(r_ℓ + … + r_m)``, impossible with fewer than ``ℓ``
-    distinct values (the tail is empty); frequency ℓ-diversity needs ``|E|/f_max ≥ ℓ`` and
-    ``f_max ≥ |E|/distinct``, so ``distinct ≥ ⌈ℓ⌉``. ``d`` distinct values need ``d`` records.
-    t-closeness needs at least :func:`tcloseness_min_size` records.
+    Each model's declared rule states what it implies
+    (:func:`ktype.algorithms._rules.implied_bounds`: distinct ℓ-diversity and p-sensitivity
+    ``ℓ`` (``p``) values, entropy ``⌈ℓ(1 − 10⁻⁹)⌉``, recursive (c, ℓ) ``ℓ``, frequency ``⌈ℓ⌉``; ``d``
+    distinct values need ``d`` records); t-closeness needs at least
+    :func:`tcloseness_min_size` records.
     """
     k = 1
     dist: dict[str, int] = {}
-    for m in models:
-        d = 0
-        if isinstance(m, KAnonymity):
-            k = max(k, int(m.k))
-        elif isinstance(m, DistinctLDiversity):
-            d = int(m.l)
-        elif isinstance(m, PSensitivity):
-            d = int(m.p)
-        elif isinstance(m, EntropyLDiversity):
-            d = int(np.ceil(float(m.l) * (1 - 1e-9)))
-        elif isinstance(m, RecursiveCLDiversity):
-            d = int(m.l)
-        elif isinstance(m, FrequencyLDiversity):
-            num, den = as_fraction(m.l)
-            d = -(-num // den)
-        elif isinstance(m, TCloseness):
+    for m, spec in specs_of(models, dataset):
+        if spec is None:
+            continue
+        size, d = implied_bounds(spec)
+        k = max(k, size)
+        if isinstance(m, TCloseness):
             k = max(k, tcloseness_min_size(m, dataset))
-        if d > 1:
-            col = m.sensitive_name(dataset)
-            if col is not None:
-                dist[col] = max(dist.get(col, 1), d)
-            k = max(k, d)
+        if d > 1 and spec.column is not None:
+            dist[spec.column] = max(dist.get(spec.column, 1), d)
     return k, dist
 
 
@@ -352,10 +326,13 @@ class Encoded:
         self.limit = suppression_limit(max_suppression, n)
         self.max_suppression = float(max_suppression)
         self.heights = np.array([h.height for h in dataset.hierarchies], dtype=np.int64)
-        self.k = max([m.k for m in models if isinstance(m, KAnonymity)], default=1)
+        #: each model's declared rule (None: the model's own class_verdicts decides)
+        self.specs = [spec for _, spec in specs_of(self.models, dataset)]
+        self._packs = [pack([spec]) if spec is not None and spec.code != MIN_SIZE else None for spec in self.specs]
+        self.k = max([int(sp.ints[0]) for sp in self.specs if sp is not None and sp.code == MIN_SIZE], default=1)
         self.monotone_feasibility = feasibility_monotone(self.models, self.limit)
-        #: k-anonymity is the only model: a class fails iff it has fewer than ``k`` records
-        self.kanon_only = all(type(m) is KAnonymity for m in self.models)
+        #: every rule is a minimum size (k-anonymity): a class fails iff it has fewer than ``k`` records
+        self.kanon_only = all(sp is not None and sp.code == MIN_SIZE for sp in self.specs)
         X = dataset.X
         # ---- per column, per level: dense group id of each leaf rank, and group -> node
         self.gmap: list[list[np.ndarray]] = []
@@ -708,55 +685,20 @@ class Encoded:
         return FrequencySet(tab, cnt, hists, codes), inv
 
     def verdicts(self, fs: FrequencySet) -> np.ndarray:
-        """Whether each class passes every model (compiled for the ℓ-diversity / t-closeness
-        models, :meth:`_fast_verdicts`; else the model's ``class_verdicts``)."""
+        """Whether each class passes every model: its declared rule decided by the shared
+        predicate (:func:`ktype.algorithms._rules.verdicts`); a model that declares no rule by
+        its own ``class_verdicts``."""
         if self._kfast:
             return fs.cnt >= self._kfast
         ok = np.ones(fs.n_rows, dtype=bool)
-        for m, col in zip(self.models, self.model_cols):
+        for m, spec, rules, col in zip(self.models, self.specs, self._packs, self.model_cols):
             hist = fs.hists.get(col) if col else None
-            fast = self._fast_verdicts(m, fs.cnt, hist)
-            ok &= fast if fast is not None else np.asarray(m.class_verdicts(fs.cnt, hist, self.dataset), dtype=bool)
-        return ok
-
-    def _fast_verdicts(self, m: PrivacyModel, cnt: np.ndarray, hist: np.ndarray | None) -> np.ndarray | None:
-        """The verdicts of ``m`` by a numba kernel, identical to ``m.class_verdicts``: exact
-        integer tests (distinct, p-sensitivity, recursive (c, ℓ), k-anonymity); for the
-        floating-point scores (entropy, EMD) the classes whose score lies within 1e-9 of the
-        threshold are re-judged by ``m.class_verdicts`` itself. None: no kernel for ``m``."""
-        kind = type(m)
-        if kind is KAnonymity:
-            return cnt >= m.k
-        if hist is None:
-            return None
-        if kind is DistinctLDiversity or kind is PSensitivity:
-            return _distinct_kernel(hist) >= (m.l if kind is DistinctLDiversity else m.p)
-        if kind is FrequencyLDiversity:
-            num, den = as_fraction(m.l)
-            return hist.max(axis=1) * num <= cnt * den
-        if kind is RecursiveCLDiversity:
-            num, den = as_fraction(m.c)
-            return _recursive_kernel(hist, int(m.l), int(num), int(den))
-        if kind is EntropyLDiversity:
-            score = _entropy_kernel(hist, cnt)
-            thr = float(np.log(float(m.l)) - LDIV_TOLERANCE)
-            ok = score >= thr
-        elif kind is TCloseness:
-            q = m.table_distribution(self.dataset)
-            if m.distance == "hierarchical":
-                lo, hi, parent, weight = _tree_arrays(m._hierarchy(self.dataset))
-                score = _emd_tree_kernel(hist, cnt, q, lo, hi, parent, np.asarray(weight, dtype=np.float64))
-            elif m.distance == "ordered":
-                score = _emd_ordered_kernel(hist, cnt, q)
-            else:
-                score = _emd_equal_kernel(hist, cnt, q)
-            thr = float(m.t) + T_TOLERANCE
-            ok = score <= thr
-        else:
-            return None
-        near = np.flatnonzero(np.abs(score - thr) <= 1e-9)
-        if len(near):
-            ok[near] = np.asarray(m.class_verdicts(cnt[near], hist[near], self.dataset), dtype=bool)
+            if spec is not None and spec.code == MIN_SIZE:
+                ok &= fs.cnt >= spec.ints[0]
+            elif rules is not None and hist is not None:
+                ok &= verdicts(rules, hist, fs.cnt)
+            else:  # a model that declares no rule: its own per-class verdicts
+                ok &= np.asarray(m.class_verdicts(fs.cnt, hist, self.dataset), dtype=bool)
         return ok
 
     def evaluate(
@@ -766,7 +708,7 @@ class Encoded:
 
         With k-anonymity as the only model, roll-up, verdicts, required suppression, the
         discernibility bound and the suppression surcharge of the value come from one numba
-        call (:func:`_evaluate_k_kernel`); otherwise the models' ``class_verdicts`` run on
+        call (:func:`_evaluate_k_kernel`); otherwise the models' rules (:meth:`verdicts`) run on
         the rolled-up sizes and histograms.
         """
         levels = np.asarray(levels, dtype=np.int64)
@@ -802,7 +744,7 @@ class Encoded:
         if self.relaxed:
             ok2 = fs.cnt >= self.relax_k
             for col, d in self.relax_distinct.items():
-                ok2 &= _distinct_kernel(fs.hists[col]) >= d
+                ok2 &= verdicts(pack([RuleSpec(DISTINCT, (d,), column=col)]), fs.hists[col], fs.cnt)
             for col, dist, q, lim in self.relax_support:
                 ok2 &= _support_emd_kernel(fs.hists[col], dist, q) <= lim
             _, ev.relaxed_sup, _, _ = _class_stats(fs.cnt, ok2, self.k)

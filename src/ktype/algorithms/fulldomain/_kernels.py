@@ -18,11 +18,6 @@ __all__ = [
     "_box_max_kernel",
     "_column_counts",
     "_class_stats",
-    "_distinct_kernel",
-    "_emd_equal_kernel",
-    "_emd_ordered_kernel",
-    "_emd_tree_kernel",
-    "_entropy_kernel",
     "_evaluate_k_kernel",
     "_floor_tag_kernel",
     "_lattice_kernel",
@@ -34,7 +29,6 @@ __all__ = [
     "_pair_stairs",
     "_path_bounded_kernel",
     "_path_kernel",
-    "_recursive_kernel",
     "_rollup_key_kernel",
     "_rollup_kernel",
     "_rollup_packed_kernel",
@@ -543,131 +537,6 @@ def _path_bounded_kernel(levels, heights, strides, state, climb, start, mono, sh
         path[m] = best
         m += 1
         cur = best
-
-
-@njit
-def _entropy_kernel(hist, sizes):  # pragma: no cover - compiled
-    """Entropy (natural log) of each class's sensitive histogram (EntropyLDiversity.entropy)."""
-    g, V = hist.shape
-    out = np.empty(g)
-    for i in range(g):
-        s = float(max(sizes[i], 1))
-        h = 0.0
-        for v in range(V):
-            c = hist[i, v]
-            if c > 0:
-                p = c / s
-                h -= p * np.log(p)
-        out[i] = h
-    return out
-
-
-@njit
-def _recursive_kernel(hist, ell, num, den):  # pragma: no cover - compiled
-    """Recursive (c, ℓ = ``ell``) verdicts: ``r_1·den < (r_ℓ + … + r_m)·num``, ``r`` sorted
-    descending: the tail is the class size minus its ``ℓ − 1`` largest counts (kept by
-    insertion, no sort)."""
-    g, V = hist.shape
-    out = np.empty(g, dtype=np.bool_)
-    t = max(ell - 1, 1)
-    top = np.empty(t, dtype=np.int64)
-    for i in range(g):
-        for a in range(t):
-            top[a] = 0
-        total = 0
-        for v in range(V):
-            x = hist[i, v]
-            total += x
-            if x > top[t - 1]:
-                a = t - 1
-                while a > 0 and top[a - 1] < x:
-                    top[a] = top[a - 1]
-                    a -= 1
-                top[a] = x
-        head = 0
-        if ell > 1:
-            for a in range(ell - 1):
-                head += top[a]
-        out[i] = top[0] * den < (total - head) * num
-    return out
-
-
-@njit
-def _distinct_kernel(hist):  # pragma: no cover - compiled
-    """Number of distinct sensitive values of each class."""
-    g, V = hist.shape
-    out = np.zeros(g, dtype=np.int64)
-    for i in range(g):
-        for v in range(V):
-            if hist[i, v] > 0:
-                out[i] += 1
-    return out
-
-
-@njit
-def _emd_tree_kernel(hist, sizes, q, lo, hi, parent, weight):  # pragma: no cover - compiled
-    """Hierarchical EMD of each class to ``q`` (tcloseness.emd_hierarchical): with
-    ``E(N) = Σ_{leaves of N} (p − q)``, ``Σ_N weight(N)·min(pos(N), neg(N))`` over the
-    positive / negative ``E`` of ``N``'s children."""
-    g, V = hist.shape
-    nn = lo.shape[0]
-    out = np.empty(g)
-    C = np.empty(V + 1)
-    E = np.empty(nn)
-    pos = np.empty(nn)
-    neg = np.empty(nn)
-    for i in range(g):
-        s = float(max(sizes[i], 1))
-        C[0] = 0.0
-        for v in range(V):
-            C[v + 1] = C[v] + (hist[i, v] / s - q[v])
-        for N in range(nn):
-            E[N] = C[hi[N] + 1] - C[lo[N]]
-            pos[N] = 0.0
-            neg[N] = 0.0
-        for c in range(1, nn):
-            e = E[c]
-            if e > 0:
-                pos[parent[c]] += e
-            else:
-                neg[parent[c]] -= e
-        tot = 0.0
-        for N in range(nn):
-            tot += min(pos[N], neg[N]) * weight[N]
-        out[i] = tot
-    return out
-
-
-@njit
-def _emd_ordered_kernel(hist, sizes, q):  # pragma: no cover - compiled
-    """Ordered EMD of each class to ``q``: ``Σ_i |Σ_{v ≤ i} (p_v − q_v)| / (V − 1)``."""
-    g, V = hist.shape
-    out = np.zeros(g)
-    if V <= 1:
-        return out
-    for i in range(g):
-        s = float(max(sizes[i], 1))
-        c = 0.0
-        tot = 0.0
-        for v in range(V):
-            c += hist[i, v] / s - q[v]
-            tot += abs(c)
-        out[i] = tot / (V - 1)
-    return out
-
-
-@njit
-def _emd_equal_kernel(hist, sizes, q):  # pragma: no cover - compiled
-    """Equal-distance EMD of each class to ``q``: ``½ Σ |p − q|``."""
-    g, V = hist.shape
-    out = np.empty(g)
-    for i in range(g):
-        s = float(max(sizes[i], 1))
-        tot = 0.0
-        for v in range(V):
-            tot += abs(hist[i, v] / s - q[v])
-        out[i] = 0.5 * tot
-    return out
 
 
 @njit

@@ -95,7 +95,7 @@ class Problem:
             m[a] = h.size
             if h.is_tree:
                 tree[a] = True
-                anc[a, : h.size, : h.height + 1] = h._anc
+                anc[a, : h.size, : h.height + 1] = h.arrays().anc
                 anc[a, : h.size, h.height + 1 :] = 0
                 nlo[a, : len(h.node_lo)] = h.node_lo
                 nhi[a, : len(h.node_hi)] = h.node_hi

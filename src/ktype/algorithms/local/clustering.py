@@ -543,15 +543,15 @@ def l_diverse_merge(problem: Problem, labels: np.ndarray, s: np.ndarray, l: floa
     InfeasibleError
         If the whole table's diversity ``n / f_max`` is below ``l``.
     """
-    from ...models.ldiversity import as_fraction
+    from .._rules import all_ok, frequency_rule, pack, verdicts
 
     s = np.asarray(s, dtype=np.int64)
     labels = _compact(np.asarray(labels, dtype=np.int64))
     n = problem.n
-    num, den = as_fraction(l)
+    rules = pack([frequency_rule(l)])
     nv = int(s.max()) + 1
-    tot = np.bincount(s, minlength=nv)
-    if tot.max() * num > n * den:
+    tot = np.bincount(s, minlength=nv).astype(np.int64)
+    if not all_ok(rules, tot, n):
         raise InfeasibleError(
             f"l={l} exceeds the diversity of the whole table (n / f_max = {n}/{tot.max()} = {n / tot.max():.4g}); "
             "no clustering can be l-diverse."
@@ -566,7 +566,7 @@ def l_diverse_merge(problem: Problem, labels: np.ndarray, s: np.ndarray, l: floa
     parent = np.arange(nc)
     while True:
         f = hist.max(axis=1)
-        bad = alive & (f * num > size * den)
+        bad = alive & ~verdicts(rules, hist, size)
         if not bad.any():
             break
         div = np.where(alive, size / np.maximum(f, 1), np.inf)

@@ -488,13 +488,13 @@ def l_diversify(
     InfeasibleError
         If the whole table has diversity ``n / f_max < l`` (then no release is ℓ-diverse).
     """
-    from ...models.ldiversity import as_fraction
+    from .._rules import all_ok, frequency_rule, pack
 
     s = np.asarray(s, dtype=np.int64)
-    num, den = as_fraction(l)
-    counts = np.bincount(s)
+    rules = pack([frequency_rule(l)])
+    counts = np.bincount(s).astype(np.int64)
     n = problem.n
-    if counts.max() * num > n * den:
+    if not all_ok(rules, counts, n):
         raise InfeasibleError(
             f"l={l} exceeds the diversity of the whole table (n / f_max = {n}/{counts.max()} = {n / counts.max():.4g}); "
             "no release can be l-diverse."
@@ -507,10 +507,10 @@ def l_diversify(
             i = int(i)
             while True:
                 M = st.matches(i)
-                h = np.bincount(s[M], minlength=len(counts))
-                f = h.max()
-                if f * num <= len(M) * den:
+                h = np.bincount(s[M], minlength=len(counts)).astype(np.int64)
+                if all_ok(rules, h, len(M)):
                     break
+                f = h.max()
                 modes = np.flatnonzero(h == f)
                 out = np.ones(n, dtype=bool)
                 out[M] = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import njit
+from .._rules import all_ok
 
 
 @njit
@@ -353,17 +354,18 @@ def group_boxes(X, group, n_groups):
 
 
 @njit
-def strict_mondrian_kernel(X, W, M, s, n_values, k, num, den):
+def strict_mondrian_kernel(X, W, M, s, n_values, k, rules):
     """A strict Mondrian (LeFevre et al., ICDE 2006) in the precise form ktype fixes for the
     baselines of Xiao, Tao & Koudas (who give no details), with the accept test "both halves
-    have at least k rows and are frequency ℓ-diverse (``max count · num ≤ size · den``)".
+    have at least k rows and pass the model's rule" (``rules``: a pack of
+    :mod:`ktype.algorithms._rules`, e.g. frequency ℓ-diversity ``max count · num ≤ size · den``).
 
     Dimensions are tried by decreasing normalized width ``M[j]·(W[j,max] − W[j,min])`` (ties
     by index); on dimension j the lower median ``med`` of the node's values splits it into
     ``L = {x ≤ med}`` and ``R = {x > med}``; the first dimension whose halves pass splits,
     recursively; a node where no dimension works is a leaf. Returns a leaf id per row and the
-    leaf count. ``num = 0`` drops the diversity test (Mask's QI-only k-anonymous partition,
-    k = ℓ); ``k = 1, num/den = ℓ`` is the ℓ-diverse Mondrian, whose accept test reads the
+    leaf count. An empty pack drops the diversity test (Mask's QI-only k-anonymous partition,
+    k = ℓ); ``k = 1`` with the ℓ-diversity rule is the ℓ-diverse Mondrian, whose accept test reads the
     halves' sensitive values: what makes it *not* transparent (docs/design/transparency.md R1).
     """
     n, d = X.shape
@@ -378,6 +380,8 @@ def strict_mondrian_kernel(X, W, M, s, n_values, k, num, den):
     width = np.empty(d, dtype=W.dtype)
     tot = np.zeros(n_values, dtype=np.int64)
     cl = np.zeros(n_values, dtype=np.int64)
+    cr = np.zeros(n_values, dtype=np.int64)
+    check = rules[0].shape[0] > 0
     while top > 0:
         top -= 1
         a = stack_a[top]
@@ -418,15 +422,10 @@ def strict_mondrian_kernel(X, W, M, s, n_values, k, num, den):
                     nl += 1
                     cl[s[r]] += 1
             ok = nl >= k and m - nl >= k
-            if ok and num > 0:
-                ml = 0
-                mr = 0
+            if ok and check:
                 for v in range(n_values):
-                    if cl[v] > ml:
-                        ml = cl[v]
-                    if tot[v] - cl[v] > mr:
-                        mr = tot[v] - cl[v]
-                ok = ml * num <= nl * den and mr * num <= (m - nl) * den
+                    cr[v] = tot[v] - cl[v]
+                ok = all_ok(rules, cl, nl) and all_ok(rules, cr, m - nl)
             for t in range(a, b):
                 cl[s[idx[t]]] = 0
             if ok:

@@ -14,11 +14,12 @@ import numpy as np
 
 from ..._validation import Interval
 from ...data.dataset import Dataset
-from ...exceptions import InfeasibleError
+from ...exceptions import InfeasibleError, UnsupportedModelError
 from ...models._base import PrivacyModel
-from ...models.ldiversity import as_fraction
+from ...models._rulespec import FREQUENCY
 from ...release import Release
 from .._registry import register
+from .._rules import pack, rule_verdicts
 from . import _kernels as K
 from ._common import _canonical_order, perimeter_coordinates
 
@@ -100,16 +101,18 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
     Complexity O(d·n·log² n) (numba).
     """
     (m,) = models
-    col = dataset.sensitive_column(getattr(m, "sensitive", None))
-    num, den = as_fraction(float(m.l))  # type: ignore[attr-defined]
+    spec = m.rule_spec(dataset)  # type: ignore[attr-defined]
+    if spec is None or spec.code != FREQUENCY:
+        raise UnsupportedModelError(f"mask replaces values by a frequency ℓ-diversity rule; {m} declares another rule.")
+    col = spec.column
+    num, den = spec.ints[0], spec.ints[1]  # l = num/den: the cap per value below
     kk = int(math.ceil(num / den)) if k is None else int(k)
     X = np.ascontiguousarray(dataset.X, dtype=np.int32)
     W, M = perimeter_coordinates(dataset, X)
     s = dataset.sensitive_codes[col].astype(np.int64)
     nv = len(dataset.sensitive_values[col])
-    group, g = K.strict_mondrian_kernel(X, W, M, s, nv, kk, 0, 1)  # QI-only: no diversity test
-    protected = getattr(m, "values", None)  # ProtectedLDiversity: V; FrequencyLDiversity: every value
-    prot = np.ones(nv, dtype=bool) if protected is None else m._mask(dataset)  # type: ignore[attr-defined]
+    group, g = K.strict_mondrian_kernel(X, W, M, s, nv, kk, pack([]))  # QI-only: no diversity test
+    protected = getattr(m, "values", None)  # ProtectedLDiversity: V (its rule's mask); FrequencyLDiversity: every value
     lo, hi = K.group_boxes(X, group, g)
     # canonical group numbering (by box) so that the random choices do not depend on the input order
     from ..._grouping import lexsort_rows
@@ -125,14 +128,14 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
     hist = np.zeros((g, nv), dtype=np.int64)
     np.add.at(hist, (group, s), 1)
     size = hist.sum(axis=1)
-    bad = (hist * prot).max(axis=1) * num > size * den
+    bad = ~rule_verdicts(spec, size, hist)
     good_idx = np.flatnonzero(~bad)
     new_hist = hist.copy()
     if bad.any():
         for sz in np.unique(size[bad]):  # loop over distinct group sizes (a handful)
             if len(good_idx):
                 sc = scaled_counts(hist[good_idx], int(sz))
-                ok = ~((sc * prot).max(axis=1) * num > int(sz) * den)
+                ok = rule_verdicts(spec, np.full(len(sc), int(sz)), sc)
             else:
                 ok = np.zeros(0, dtype=bool)
             cand = good_idx[ok]

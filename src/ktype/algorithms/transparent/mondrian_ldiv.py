@@ -17,9 +17,9 @@ from ..._grouping import group_rows
 from ...data.dataset import Dataset
 from ...exceptions import InfeasibleError
 from ...models._base import PrivacyModel
-from ...models.ldiversity import as_fraction
 from ...release import Release
 from .._registry import register
+from .._rules import all_ok, pack
 from . import _kernels as K
 from ._common import perimeter_coordinates
 
@@ -60,12 +60,13 @@ def mondrian_ldiv(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release
     (numba). Raises ``InfeasibleError`` when the table is not ℓ-eligible (the paper's ∅).
     """
     (m,) = models
-    col = dataset.sensitive_column(getattr(m, "sensitive", None))
-    num, den = as_fraction(float(m.l))  # type: ignore[attr-defined]
+    spec = m.rule_spec(dataset)  # type: ignore[attr-defined]
+    col = spec.column
+    rules = pack([spec])
     s = np.ascontiguousarray(dataset.sensitive_codes[col], dtype=np.int64)
     nv = len(dataset.sensitive_values[col])
-    counts = np.bincount(s, minlength=nv)
-    if dataset.n and counts.max() * num > dataset.n * den:
+    counts = np.bincount(s, minlength=nv).astype(np.int64)
+    if dataset.n and not all_ok(rules, counts, dataset.n):
         v = int(counts.argmax())
         raise InfeasibleError(
             f"The table is not {m.l:g}-eligible: value {dataset.sensitive_values[col][v]!r} of {col!r} occurs "  # type: ignore[attr-defined]
@@ -73,7 +74,7 @@ def mondrian_ldiv(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release
         )
     X = np.ascontiguousarray(dataset.X, dtype=np.int32)
     W, M = perimeter_coordinates(dataset, X)
-    group, g = K.strict_mondrian_kernel(X, W, M, s, nv, 1, num, den)
+    group, g = K.strict_mondrian_kernel(X, W, M, s, nv, 1, rules)
     lo, hi = K.group_boxes(X, group, g)
     for j, h in enumerate(dataset.hierarchies):
         if h.is_tree:
