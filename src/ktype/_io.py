@@ -22,6 +22,10 @@
   row at a bare ``\\r``, which :meth:`pandas.DataFrame.to_csv` leaves unquoted) and the other
   separators of :meth:`str.splitlines` (``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``,
   ``\\u2028``, ``\\u2029``), which readers that split the text into lines first break on.
+
+Length: one write path — output-path safety, atomic replacement, formula escaping, line-break
+quoting and the read-back comparison that makes "verified" mean the written file — whose pieces are
+only correct together.
 """
 
 from __future__ import annotations

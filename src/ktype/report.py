@@ -32,6 +32,10 @@ so that tests (and readers) can compare it with theirs.
 The report describes the *original* data too (marginals, the risk of the input, sensitive
 values of the worst classes): it is for the people who decide on the publication, never to
 be published with the release.
+
+Length: one self-contained HTML document whose sections (job, verification, risk, match graph,
+utility, marginals, lattice) share the document builder, its escaping and its plot helpers; every
+number in it is computed by the library's own functions.
 """
 
 from __future__ import annotations

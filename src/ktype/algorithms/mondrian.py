@@ -2,6 +2,10 @@
 
 Survey: Ciriani et al., "k-Anonymity", 2007, §6 ("Multidimensional k-Anonymity"), which only
 sketches the approach; the median-split recursion and the relaxed variant follow LeFevre et al.
+
+Length: Mondrian's driver, its compiled partitioner (median cuts, the shared rule predicate per
+part) and the release it builds are one algorithm; the numpy partitioner of the relaxed variant is
+apart (``_mondrian_numpy.py``).
 """
 
 from __future__ import annotations

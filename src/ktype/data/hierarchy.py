@@ -19,6 +19,10 @@ Two kinds exist:
 A proper (laminar) family of subsets in the sense of Gionis & Tassa (Def. 3.2) and of
 Tassa, Mazza & Gionis (Def. 2) is exactly a ``"tree"`` hierarchy; unbalanced trees are
 allowed, but full-domain (level-based) recoding needs every leaf at the same depth.
+
+Length: the tree (one class), its read-only kernel bundle (:class:`HierarchyArrays`) and the label
+grammar (generalized cells to text and back) that every reader and writer of releases relies on; how
+trees are built lives in ``_shapes.py``.
 """
 
 from __future__ import annotations

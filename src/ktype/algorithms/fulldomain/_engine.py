@@ -24,6 +24,10 @@ A node's *required suppression* is the number of records in classes that fail so
 (survey §2.2, Def. 5: the minimal suppression at a fixed distance vector is unique — remove
 exactly the failing classes); the node is *feasible* when that number is at most
 ``floor(max_suppression * n)``.
+
+Length: the encoded frequency set of the lattice search and the evaluation of a node from a
+specialization (roll-up, verdicts through the shared rule predicate, suppression and measures) are
+one data structure with its operations.
 """
 
 from __future__ import annotations

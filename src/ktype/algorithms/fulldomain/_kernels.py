@@ -4,6 +4,9 @@ Frequency-set kernels (roll-up, bit packing, class statistics, suppression surch
 :mod:`._engine`, and lattice kernels (predictive tagging, roll-up source choice, bound
 propagation, Flash paths) used by :mod:`._lattice`. Compiled on first call and cached on disk
 (``cache=True``).
+
+Length: the compiled kernels of the lattice engine (roll-up, hashing, counts, measures per class);
+numba compiles the small helpers they share into their callers, so they live in one module.
 """
 
 from __future__ import annotations

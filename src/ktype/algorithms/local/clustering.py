@@ -21,6 +21,10 @@
 
 A clustering is returned as labels ``0..c-1``; :func:`cluster_boxes` turns it into the
 closure of each cluster (every record gets its cluster's closure).
+
+Length: the clustering pipelines (agglomerative, forest and their ℓ-diverse variants) share one cost
+model and one merge procedure; splitting them would separate each pipeline from the steps it is made
+of.
 """
 
 from __future__ import annotations
