@@ -35,7 +35,7 @@ __all__ = ["anonymize", "check", "make_models", "models_from_names", "parse_rele
 
 
 
-def anonymize(
+def anonymize(  # noqa: PLR0913
     data: pd.DataFrame | Dataset,
     *,
     quasi_identifiers: Sequence[str] | None = None,

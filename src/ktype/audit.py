@@ -422,7 +422,7 @@ def _scope_dependent(model: PrivacyModel) -> bool:
 
 
 # ------------------------------------------------------------------------------ audit
-def audit(
+def audit(  # noqa: PLR0913
     original: pd.DataFrame | Dataset,
     release: str | Path | pd.DataFrame,
     model: PrivacyModel | Sequence[PrivacyModel] | None = None,
@@ -476,7 +476,7 @@ def _step(name: str) -> None:
     update("audit", _STEPS.index(name), len(_STEPS), name, force=True)
 
 
-def _audit(
+def _audit(  # noqa: C901, PLR0912, PLR0913, PLR0915
     original: pd.DataFrame | Dataset,
     release: str | Path | pd.DataFrame,
     model: PrivacyModel | Sequence[PrivacyModel] | None,

@@ -841,7 +841,7 @@ def report_html(release: Release, **options: Any) -> str:
     return render(collect(release, **options))
 
 
-def write_report(
+def write_report(  # noqa: PLR0913
     release: Release,
     path: str | Path,
     *,

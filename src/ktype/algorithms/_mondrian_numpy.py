@@ -136,7 +136,7 @@ def partition_numpy(dataset: Dataset, k: int, strict: bool, canon: np.ndarray) -
     return perm, start, box_lo, box_hi
 
 
-def _split(h, kids, v_all, seg, offs, seg_n, mn_d, mx_d, S, k, strict, canon, rows):
+def _split(h, kids, v_all, seg, offs, seg_n, mn_d, mx_d, S, k, strict, canon, rows):  # noqa: PLR0913, PLR0915
     """Try to split the parts ``S`` on one attribute (values ``v_all`` of the active rows).
 
     Returns ``(ok, nparts, child)``: per part of ``S`` whether the split is allowed and into

@@ -99,7 +99,7 @@ def _forest(X, k):
 
 
 @njit
-def _decompose(n, eu, ev, k, limit):
+def _decompose(n, eu, ev, k, limit):  # noqa: C901, PLR0912, PLR0915
     """Step 3: a cluster label per vertex; parts of at least k vertices, at most ``limit`` where
     the tree allows it."""
     m = len(eu)

@@ -317,7 +317,7 @@ def _lca(lo: int, hi: int, d: int, anc_flat, anc_off, anc_w, nhi_flat, node_off)
 
 
 @njit
-def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,
+def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,  # noqa: PLR0913
                    is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
                    cptr_flat, cptr_off, ch_flat, ch_off):
     """Partition the rows level by level; return each row's partition and the partitions' boxes.
@@ -396,7 +396,7 @@ def _transpose(X, out):
 
 
 @njit(parallel=True)
-def _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, anc_off, anc_w,
+def _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, anc_off, anc_w,  # noqa: PLR0913
             nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off, part):
     """Per part ``seg[t]``: tight ranges ``mn/mx[t]`` and the number of children (0 = publish);
     child ids of a split part's rows in ``part``."""
@@ -444,7 +444,7 @@ def _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, an
 
 
 @njit(parallel=True)
-def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, label, rows,
+def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, label, rows,  # noqa: PLR0913
            box_lo, box_hi, is_tree, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off):
     """Publish the parts that are not split (row labels, rows in ``rows`` at their final
     positions, box); scatter the rows of the others
@@ -499,7 +499,7 @@ def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, npart
 
 
 @njit
-def _choose_split(xd, sv, n_s, cv, a, b, k, strict, cond, tree, d, lo, hi,
+def _choose_split(xd, sv, n_s, cv, a, b, k, strict, cond, tree, d, lo, hi,  # noqa: C901, PLR0912, PLR0913, PLR0915
                   anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off, cptr_flat, cptr_off, ch_flat, ch_off,
                   part):
     """Split rows ``a:b`` (values ``xd``, sensitive codes ``sv``, canonical ranks ``cv``, all in

@@ -101,7 +101,7 @@ def _thresholds(x: np.ndarray, y: np.ndarray, n_classes: int) -> list[tuple[np.n
     reference="Fung, Wang & Yu, Top-down specialization for information and privacy preservation, ICDE 2005; survey §4.4",
     combinable=False,
 )
-def tds(dataset: Dataset, models: tuple[PrivacyModel, ...], *, label: str | None = None, zero_gain: bool = True) -> Release:
+def tds(dataset: Dataset, models: tuple[PrivacyModel, ...], *, label: str | None = None, zero_gain: bool = True) -> Release:  # noqa: PLR0912, PLR0915
     """Top-down specialization (Fung, Wang & Yu, ICDE 2005) of every QI, k-anonymous.
 
     Parameters

@@ -247,7 +247,7 @@ def _cover_matrix(cells: Sequence[str], ranges: np.ndarray | None, h: Hierarchy 
     return cov
 
 
-def link(target: Release | pd.DataFrame, external: pd.DataFrame,
+def link(target: Release | pd.DataFrame, external: pd.DataFrame,  # noqa: PLR0915
          on: Sequence[str | tuple[str, str]] | Mapping[str, str] | str, *,
          hierarchies: Mapping[str, Hierarchy] | None = None) -> LinkReport:
     """Link each record of ``external`` to the published rows that cover it on ``on``.

@@ -62,7 +62,7 @@ _FACT = np.array([math.factorial(i) for i in range(MAX_EXACT + 1)], dtype=np.int
 
 
 @njit(parallel=True)
-def _component_posteriors(comps, aptr, a_mult, bptr, b_mult, adj_off, adj, fact, out_prob, out_count):  # pragma: no cover
+def _component_posteriors(comps, aptr, a_mult, bptr, b_mult, adj_off, adj, fact, out_prob, out_count):  # pragma: no cover  # noqa: C901, PLR0912
     """Exact type-to-type assignment probabilities per component (see module docstring).
 
     For component ``c``: original types ``aptr[c]:aptr[c+1]`` (multiplicities ``a_mult``),

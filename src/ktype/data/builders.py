@@ -99,7 +99,7 @@ def with_missing(h: Hierarchy, label: str = MISSING_LABEL) -> Hierarchy:
     return Hierarchy._from_paths(h.name, keys + [label], paths, numeric=False, value_type=vt)
 
 
-def build_hierarchy(column: str, spec: Any, values: pd.Series) -> Hierarchy:
+def build_hierarchy(column: str, spec: Any, values: pd.Series) -> Hierarchy:  # noqa: PLR0912
     """Turn a hierarchy specification into a :class:`Hierarchy` for ``column``.
 
     ``spec``: a :class:`Hierarchy`; None (``ordered`` for numbers and dates, ``flat``

@@ -84,7 +84,7 @@ class Dataset:
     (5, 2)
     """
 
-    def __init__(
+    def __init__(  # noqa: C901, PLR0912, PLR0915
         self,
         data: pd.DataFrame,
         *,

@@ -144,7 +144,7 @@ class ConsistencyGraph:
         The type edges.
     """
 
-    def __init__(self, release: Release) -> None:
+    def __init__(self, release: Release) -> None:  # noqa: C901, PLR0912, PLR0915
         from . import _graph_kernels as _K
 
         ds = release.dataset

@@ -47,7 +47,7 @@ class SolverError(KtypeError):
     """The MIP solver stopped without a proven optimum."""
 
 
-def solve_mip(p: Problem, k: int, *, fix_identity: bool = False, time_limit: float = 60.0) -> tuple[np.ndarray, float]:
+def solve_mip(p: Problem, k: int, *, fix_identity: bool = False, time_limit: float = 60.0) -> tuple[np.ndarray, float]:  # noqa: PLR0915
     """Solve Eqs. 4-11 on an encoded problem.
 
     Returns ``(pre, objective)``: ``pre`` (n, k) the pre-images of each recast record

@@ -40,7 +40,7 @@ class HashedSet(FrequencySet):
 
 
 @njit
-def _hashed_rollup_kernel(tab, cnt, hsh, sur, cols, src_lv, dst_lv, upflat, upoff, rnd, roff, costs, coff):  # pragma: no cover - compiled
+def _hashed_rollup_kernel(tab, cnt, hsh, sur, cols, src_lv, dst_lv, upflat, upoff, rnd, roff, costs, coff):  # pragma: no cover - compiled  # noqa: PLR0913
     """Raise the columns ``cols`` of every class from ``src_lv`` to ``dst_lv``; merge on the hash.
 
     Returns ``(tab, cnt, hsh, sur)`` of the coarser node (first-appearance order)."""

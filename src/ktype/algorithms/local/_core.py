@@ -246,7 +246,7 @@ def plus_box(x, lo, hi, anc, nlo, nhi, tree):
 
 
 @njit
-def plus_cost_delta(x, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
+def plus_cost_delta(x, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):  # noqa: PLR0913
     """``c(R + R̄) - c(R̄)`` for one record x and one box (mean over attributes)."""
     r = lo.shape[0]
     s = 0.0

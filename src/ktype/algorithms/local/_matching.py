@@ -234,7 +234,7 @@ def _move_member(j, g, gid, mem_head, mem_next, mem_prev):
 
 
 @njit
-def _scc_of(i, s, out_head, arc_next, arc_g, mem_head, mem_next, gid, gin_ptr, gin_idx, ustamp, bstamp, gstamp, queue):
+def _scc_of(i, s, out_head, arc_next, arc_g, mem_head, mem_next, gid, gin_ptr, gin_idx, ustamp, bstamp, gstamp, queue):  # noqa: PLR0913
     """SCC of record i = Fwd(i) ∩ Bwd(i).
 
     The forward search (u -> groups containing X_u -> their current members) and the
@@ -444,7 +444,7 @@ def _push(buf, c, v):
 
 
 @njit
-def ordered_merge(i, new_src, comp, pos, size, out_head, arc_next, arc_g, mem_head, mem_next, rstamp, gstamp, lstamp, s):
+def ordered_merge(i, new_src, comp, pos, size, out_head, arc_next, arc_g, mem_head, mem_next, rstamp, gstamp, lstamp, s):  # noqa: C901, PLR0912, PLR0913, PLR0915
     """Update SCC labels and the topological order after arcs ``x -> u_i`` (x in ``new_src``).
 
     Every new arc ends at ``u_i`` (see "Dynamic update" above). Let ``L = pos(SCC(i))`` and ``T`` the SCCs of

@@ -41,7 +41,7 @@ __all__ = ["agglomerative_clusters", "forest_clusters", "l_diverse_merge", "clus
 
 
 @njit
-def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
+def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):  # noqa: PLR0913
     r = alo.shape[0]
     s = 0.0
     for a in range(r):
@@ -51,7 +51,7 @@ def _union_cost(alo, ahi, blo, bhi, anc, nlo, nhi, tree, m, measure, pn, ps):
 
 
 @njit
-def _walk_dist(a, e, clo, chi, size, dc, anc, nlo, nhi, tree, m, measure, pn, ps):
+def _walk_dist(a, e, clo, chi, size, dc, anc, nlo, nhi, tree, m, measure, pn, ps):  # noqa: PLR0913
     """``dist(C_a, C_e)`` by ancestor walks (no closure-cost table: huge domains)."""
     r = clo.shape[1]
     s = 0.0
@@ -62,7 +62,7 @@ def _walk_dist(a, e, clo, chi, size, dc, anc, nlo, nhi, tree, m, measure, pn, ps
 
 
 @njit(inline="always")
-def _merge_dist(a, e, clo, chi, size, dc, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, lim, lim_strict):
+def _merge_dist(a, e, clo, chi, size, dc, ctab, anc, nlo, nhi, tree, m, measure, pn, ps, lim, lim_strict):  # noqa: PLR0913
     """``(exact, dist(C_a, C_e))``, or ``(False, lb)`` as soon as a bound ``lb <= dist`` proves
     ``dist >= lim`` and ``dist > lim_strict`` (the caller then ignores e).
 
@@ -159,7 +159,7 @@ def _hremove(h, pos, key, c, hn):
 
 
 @njit(parallel=True)
-def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):
+def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):  # noqa: PLR0913
     n, r = X.shape
     for i in prange(n):
         tab = plus_table(X[i], X[i], anc, nlo, nhi, tree, m, measure, pn, ps)
@@ -183,7 +183,7 @@ def _initial_nn(X, anc, nlo, nhi, tree, m, measure, pn, ps, nn, nnd):
 
 
 @njit
-def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):
+def _agglo(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, ctab):  # noqa: C901, PLR0912, PLR0913, PLR0915
     n, r = X.shape
     clo = X.copy()
     chi = X.copy()

@@ -240,7 +240,7 @@ def _index_args(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple:
 
 # ---------------------------------------------------------------------------- Algorithm 5
 @njit
-def _deltas_into(X, cand, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):
+def _deltas_into(X, cand, lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps):  # noqa: PLR0913
     """``c(R_j + R̄_i) - c(R̄_i)`` for every candidate j."""
     out = np.empty(cand.shape[0])
     for t in range(cand.shape[0]):
@@ -404,7 +404,7 @@ def _two_bracket(st: _Concealer, i: int, cand: np.ndarray) -> np.ndarray:
 
 
 @njit
-def _deltas_from(X, i, cand, LO, HI, anc, nlo, nhi, tree, m, measure, pn, ps):
+def _deltas_from(X, i, cand, LO, HI, anc, nlo, nhi, tree, m, measure, pn, ps):  # noqa: PLR0913
     out = np.empty(cand.shape[0])
     for t in range(cand.shape[0]):
         j = cand[t]

@@ -92,7 +92,7 @@ def _insert_cost(X, x, B, rlo, rhi, ctab, size, cst):  # pragma: no cover - comp
 
 
 @njit
-def _cheapest(X, x, skip, best, by_cost, bound, alive, rlo, rhi, ctab, size, cst):  # pragma: no cover - compiled
+def _cheapest(X, x, skip, best, by_cost, bound, alive, rlo, rhi, ctab, size, cst):  # pragma: no cover - compiled  # noqa: PLR0913
     """(class, cost) of the cheapest insertion of record x below ``best`` (class -1 if none),
     scanning classes in ascending ``bound`` (a lower bound of the insertion cost) and
     stopping at the first bound reaching the best cost found."""
@@ -130,7 +130,7 @@ def _link(x, B, head, nxt, prv):  # pragma: no cover - compiled
 
 
 @njit(parallel=True)
-def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost, out_b, out_d):  # pragma: no cover
+def _best_targets(X, cand, gain, lab, rlo, rhi, ctab, size, cst, alive, by_cost, out_b, out_d):  # pragma: no cover  # noqa: PLR0913
     """For each candidate record, the class minimizing the insertion cost (snapshot).
 
     Classes are scanned in ascending ``d(B)``; the insertion cost is at least ``d(B)``
@@ -180,7 +180,7 @@ def _refine(X, lab, nc, k, ctab, max_rounds, max_outer):  # pragma: no cover - c
 
 
 @njit
-def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cst, nlo, nhi):  # pragma: no cover
+def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cst, nlo, nhi):  # pragma: no cover  # noqa: PLR0913
     """Rounds of improving single-record moves; returns (moves, rounds)."""
     n, r = X.shape
     alive = size > 0
@@ -254,7 +254,7 @@ def _move_rounds(X, lab, k, ctab, max_rounds, size, rlo, rhi, head, nxt, prv, cs
 
 
 @njit
-def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # pragma: no cover - compiled
+def _dissolve(X, lab, k, ctab, size, rlo, rhi, head, nxt, prv, cst, alive):  # pragma: no cover - compiled  # noqa: PLR0913
     """Dissolve whole classes, most expensive per record first: every member joins its
     cheapest other class (sequentially, boxes growing as members arrive); kept only when
     the insertions cost less than the class's own loss ``|C|·d(C)``. Classes only grow,
