@@ -109,3 +109,34 @@ def test_stress_concurrent_fresh_cache_gives_the_reference_releases(tmp_path):
     outs.append(_run(["releases", *names], shared))
     for out in outs:
         assert out == reference
+
+
+_INNER = "from ktype._jit import njit\n\n\n@njit\ndef f(x):\n    return x + {add}\n"
+_OUTER = "from kpkg.inner import f\nfrom ktype._jit import njit\n\n\n@njit\ndef g(x):\n    return f(x)\n"
+
+
+def test_editing_a_called_kernels_file_invalidates_the_callers_cache(tmp_path):
+    """numba compiles ``g`` together with the ``f`` it calls from another file, and keys the cache
+    on ``g``'s own file only: after ``f``'s file changes, numba's cache still serves the old ``f``
+    inside ``g``. ktype's key covers every file of the package, so ``g`` is compiled afresh."""
+    pkg = tmp_path / "kpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "inner.py").write_text(_INNER.format(add=1))
+    (pkg / "outer.py").write_text(_OUTER)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(SRC.parent), os.environ.get("PYTHONPATH", "")]))
+
+    def call() -> int:
+        out = subprocess.run([sys.executable, "-c", "from kpkg.outer import g; print(g(1))"], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return int(out.stdout.strip())
+
+    assert call() == 2
+    assert call() == 2  # from the cache
+    inner = pkg / "inner.py"
+    inner.write_text(_INNER.format(add=5))
+    st = inner.stat()
+    os.utime(inner, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a later modification time, as an edit has
+    assert call() == 6

@@ -34,8 +34,13 @@ What is safe, and what is not
   once on one installation and compile or load the same kernels: each gets the machine code of
   the signature it asked for.
 - The cache lives where numba puts it (``__pycache__`` beside the source, or
-  ``NUMBA_CACHE_DIR``); its entries are tied to the source file's size and modification time and
-  to numba's version, so an upgrade of ktype or numba never loads old code.
+  ``NUMBA_CACHE_DIR``); its entries are tied to numba's version and to the size and modification
+  time of **every** source file of the ktype package, not only the kernel's own: numba compiles a
+  kernel together with the kernels it calls, which may live in other files (the shared rule
+  predicate of ``algorithms/_rules.py`` is compiled into Mondrian's and the transparent
+  kernels), so a change to any of them must invalidate the caller's cached code. An upgrade of
+  ktype or numba, or an edit of any ktype file, therefore never loads old code (the price: an
+  edit recompiles the kernels on their next use).
 - ``flock`` needs a local file system or an NFS that supports it. Where locking fails (a
   read-only cache directory: nobody writes it, so nothing can race) loading goes on without the
   lock and the check on load still applies.
@@ -47,6 +52,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
+import hashlib
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -99,15 +106,49 @@ class _LockedIndexDataCacheFile(IndexDataCacheFile):
             return super().load(key)
 
 
+def _package_root(py_func: Callable[..., Any]) -> str | None:
+    """The directory of the top-level package the kernel's module belongs to (ktype's own for
+    ktype's kernels), or None for a kernel outside any package."""
+    import sys
+
+    top = sys.modules.get(str(getattr(py_func, "__module__", "")).split(".")[0])
+    path = getattr(top, "__file__", None)
+    if not path or not os.path.basename(path).startswith("__init__."):
+        return None
+    return os.path.dirname(os.path.abspath(path))
+
+
+@functools.lru_cache(maxsize=8)
+def package_stamp(root: str) -> tuple[int, int, str]:
+    """A stamp of every ``.py`` file under ``root`` (count, total size, hash of the relative paths,
+    sizes and modification times): part of every cached kernel's key (module docstring). Computed
+    once per process."""
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(dirpath, name))
+                entries.append(f"{os.path.relpath(os.path.join(dirpath, name), root)}:{st.st_size}:{st.st_mtime_ns}")
+    digest = hashlib.sha256("\n".join(entries).encode()).hexdigest()
+    return len(entries), sum(int(e.rsplit(":", 2)[1]) for e in entries), digest
+
+
+def _stamp_of(py_func: Callable[..., Any]) -> tuple[int, int, str] | None:
+    root = _package_root(py_func)
+    return package_stamp(root) if root is not None else None
+
+
 class _SafeFunctionCache(FunctionCache):
-    """numba's ``FunctionCache`` with the locked index and the signature check on load."""
+    """numba's ``FunctionCache`` with the locked index, the signature check on load, and a
+    source stamp that covers the whole package (module docstring)."""
 
     def __init__(self, py_func: Callable[..., Any]) -> None:
         super().__init__(py_func)
         self._cache_file = _LockedIndexDataCacheFile(
             cache_path=self._cache_path,
             filename_base=self._impl.filename_base,
-            source_stamp=self._impl.locator.get_source_stamp(),
+            source_stamp=(self._impl.locator.get_source_stamp(), _stamp_of(py_func)),
         )
 
     def _load_overload(self, sig: Any, target_context: Any) -> Any:
