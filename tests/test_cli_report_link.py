@@ -58,3 +58,11 @@ def test_progress_prints_stages_on_a_pipe_only_when_asked(tmp_path, capsys):
     assert "ktype: verification done" in capsys.readouterr().err
     _adult_release(tmp_path, "--force")
     assert "ktype:" not in capsys.readouterr().err
+
+
+def test_check_shows_the_audit_steps_when_asked(tmp_path, capsys):
+    _, out = _adult_release(tmp_path)
+    capsys.readouterr()
+    assert run(["check", str(out), "--dataset", "adult", "--progress"]) == EXIT_OK
+    err = capsys.readouterr().err
+    assert "ktype: audit..." in err and "ktype: audit done (5/5)" in err

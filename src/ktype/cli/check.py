@@ -97,6 +97,8 @@ def check(
     types: opt.Type = None,
     na_values: opt.NaValues = None,
     missing: opt.Missing = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Show the audit's steps on standard "
+                                                  "error (default: a bar on a terminal, nothing on a pipe).")] = None,
 ) -> None:
     """Audit a released file against its original, then check its models.
 
@@ -115,7 +117,8 @@ def check(
     try:
         opts = opt.gather(check, params)
         orig, models, audit_kw = audit_inputs(opts)
-        report = audit(orig, released, models, **audit_kw)
+        shown = opts.get("progress")
+        report = audit(orig, released, models, progress="auto" if shown is None else bool(shown), **audit_kw)
         if models is None and not report.results and not report.findings:
             raise KtypeError("Say what to check: --model NAME with its parameters (e.g. --model k-anonymity --k 5), "
                              "or just --k 5 / --l 2 / --t 0.2.")
