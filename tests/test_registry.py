@@ -73,3 +73,35 @@ def test_running_one_algorithm_imports_only_its_module():
     assert "ktype.algorithms.fulldomain._api" in out
     assert not [m for m in out if m.startswith(("ktype.algorithms.freeform", "ktype.algorithms.local",
                                                 "ktype.algorithms.transparent", "ktype.algorithms.mondrian"))], out
+
+
+def test_a_thread_never_gets_an_algorithm_whose_module_is_still_importing(clean_registry, monkeypatch):
+    """get_algorithm imports the algorithm's module even when the name is already registered,
+    so a second thread waits for the import to finish instead of running half a module."""
+    import threading
+    import time
+
+    from ktype.algorithms import _catalog, get_algorithm
+    from ktype.data import load_adult
+
+    monkeypatch.setitem(_catalog.CATALOG, "slow_import_probe", "tests._slow_algorithm")
+    monkeypatch.delitem(__import__("sys").modules, "tests._slow_algorithm", raising=False)
+    ds = load_adult(n=200)
+    errors: list[BaseException] = []
+
+    def first():
+        get_algorithm("slow_import_probe")
+
+    def second():
+        try:
+            time.sleep(0.3)  # the first thread is inside the module's import, after register
+            get_algorithm("slow_import_probe").func(ds, KAnonymity(3))
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors

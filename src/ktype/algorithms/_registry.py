@@ -160,7 +160,10 @@ def get_algorithm(name: str) -> AlgorithmInfo:
     from . import _catalog
 
     key = str(name).strip().lower().replace("-", "_")
-    if key not in _REGISTRY and not _catalog.load(key):
+    # import the module even when the name is registered: a module registers its algorithms
+    # while it is still being imported, and another thread must wait until it is complete
+    # (the import lock does that; for a module already imported this is a dictionary lookup)
+    if not _catalog.load(key) and key not in _REGISTRY:
         _load_all()
     if key not in _REGISTRY:
         raise unknown_name("algorithm", name, _REGISTRY)
