@@ -117,13 +117,13 @@ def _check_nested(kept: list[tuple[int, list[str]]], ncol: int, name: str) -> No
         parent: dict[str, tuple[int, str]] = {}
         for r, row in kept:
             lab, par = row[c], row[c + 1]
-            prev = parent.get(lab)
-            if prev is None:
+            first = parent.get(lab)
+            if first is None:
                 parent[lab] = (r, par)
-            elif prev[1] != par:
+            elif first[1] != par:
                 what = "value" if c == 0 else f"level-{c} label"
                 raise HierarchyError(
-                    f"Hierarchy for {name!r} is not a tree: {what} {lab!r} has two parents, {prev[1]!r} (row {prev[0]}) "
+                    f"Hierarchy for {name!r} is not a tree: {what} {lab!r} has two parents, {first[1]!r} (row {first[0]}) "
                     f"and {par!r} (row {r}); each level must group the values of the level below "
                     "(nested partitions)."
                 )

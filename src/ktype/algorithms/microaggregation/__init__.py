@@ -172,7 +172,7 @@ def mdav(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release:
     --------
     >>> import ktype
     >>> from ktype.models.kanonymity import KAnonymity
-    >>> ds = ktype.load_adult(n=500, quasi_identifiers=["age", "education-num", "hours-per-week"])
+    >>> ds = ktype.load_adult(n=500, quasi_identifiers=["age", "sex", "race"])
     >>> rel = ktype.algorithms.run("mdav", ds, KAnonymity(5))
     >>> rel.provenance["microaggregation"]["smallest_group"] >= 5
     True
