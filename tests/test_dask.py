@@ -299,3 +299,20 @@ def test_workers_on_a_fresh_numba_cache_give_one_process_results(tmp_path):
     cols = [f"__{p}{j}" for p in ("lo", "hi") for j in range(2)]
     pd.testing.assert_frame_equal(got[["name"] + cols], want[["name"] + cols])
     assert any(Path(cache).rglob("*.nbi"))  # the workers did compile into the fresh cache
+
+
+def test_anonymize_entry_point_for_the_command_line(tmp_path):
+    df = table_frame(800, seed=7)
+    src = tmp_path / "input"
+    dd.from_pandas(df, npartitions=3).to_parquet(str(src), write_index=False)
+    roles = {**ROLES, "identifiers": ["name"]}
+    out = kd.anonymize(str(src), tmp_path / "out", algorithm="flash", models=[KAnonymity(4)], scheduler="sync",
+                       options={"max_suppression": 0.02}, **roles)
+    assert out["verdicts"][0]["satisfied"] and out["records"] == 800
+    mem = run("flash", Dataset(df, **roles), KAnonymity(4), max_suppression=0.02)
+    assert out["suppressed"] == mem.n_suppressed > 0 and len(pd.read_parquet(tmp_path / "out")) == 800 - mem.n_suppressed
+    with pytest.raises(InvalidParameterError, match="Unknown scheduler"):
+        kd.anonymize(str(src), tmp_path / "out2", algorithm="flash", models=[KAnonymity(4)], scheduler="yarn", **roles)
+    with pytest.raises(InvalidParameterError, match="'flash' or 'mondrian'"):
+        kd.anonymize(str(src), tmp_path / "out2", algorithm="tailor", models=[KAnonymity(4)], **roles)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input", "out"]
