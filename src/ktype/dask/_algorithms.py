@@ -128,6 +128,7 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
     result = run_search(enc, "flash")
     levels = np.asarray(result.optimum, dtype=np.int64)
     ev = enc.evaluate(enc.bottom, np.zeros(table.r, dtype=np.int64), levels, need_inv=True)
+    assert ev.ok is not None and ev.inv is not None  # evaluate(..., need_inv=True) sets both
     failing_rows = ~ev.ok[ev.inv[enc.row_tuple]]
     los = [h.level_intervals(int(levels[j]))[0] for j, h in enumerate(proxy.hierarchies)]
     his = [h.level_intervals(int(levels[j]))[1] for j, h in enumerate(proxy.hierarchies)]
@@ -306,6 +307,11 @@ class _RegionMondrian:
         self.proxy, self.models, self.mode, self.run = proxy, models, mode, run
 
     def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
+        # a worker's threads may meet the module half-imported: the registry holds ``mondrian`` as soon as
+        # its decorator ran, before the helpers below it exist (NameError '_allowed'); an import statement
+        # waits for another thread's import of the module to finish
+        import ktype.algorithms.mondrian  # noqa: F401
+
         proxy = self.proxy
         r = proxy.r
         out = part.copy()
