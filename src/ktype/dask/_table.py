@@ -275,16 +275,18 @@ class ModelSummary:
 
 
 def class_models(models: PrivacyModel | Sequence[PrivacyModel]) -> tuple[ClassModel, ...]:
-    ms = (models,) if isinstance(models, PrivacyModel) else tuple(models)
-    if not ms:
+    given = (models,) if isinstance(models, PrivacyModel) else tuple(models)
+    if not given:
         raise InvalidParameterError("Give at least one privacy model (e.g. KAnonymity(5)).")
-    for m in ms:
+    ms: list[ClassModel] = []
+    for m in given:
         if not isinstance(m, ClassModel) or getattr(m, "graph_scope", False) or getattr(m, "scope", "auto") == "matches":
             raise UnsupportedModelError(
                 f"ktype.dask checks models per equivalence class; {m} is not one (use k-anonymity, ℓ-diversity, "
                 "p-sensitivity or t-closeness in class scope)."
             )
-    return ms
+        ms.append(m)
+    return tuple(ms)
 
 
 def class_summaries(engine: DaskEngine, frame: Any, keys: Sequence[str], codes: Mapping[str, str],
@@ -296,7 +298,7 @@ def class_summaries(engine: DaskEngine, frame: Any, keys: Sequence[str], codes: 
     a time (all rows of a class in one partition); the rule is the model's ``class_verdicts``.
     """
     keys = list(keys)
-    acc = [{"classes": 0, "smallest_class": None, "failing_classes": 0, "failing_records": 0, "worst": []} for _ in models]
+    acc = [_Acc() for _ in models]
     by_col: dict[str | None, list[int]] = {}
     for i, m in enumerate(models):
         by_col.setdefault(m.sensitive_name(proxy), []).append(i)
@@ -317,25 +319,41 @@ def class_summaries(engine: DaskEngine, frame: Any, keys: Sequence[str], codes: 
             for i in idx:
                 m, a = models[i], acc[i]
                 ok = np.asarray(m.class_verdicts(sizes, hist, proxy), dtype=bool)
-                a["classes"] += g
+                a.classes += g
                 small = int(sizes.min())
-                a["smallest_class"] = small if a["smallest_class"] is None else min(a["smallest_class"], small)
-                a["failing_classes"] += int((~ok).sum())
-                a["failing_records"] += int(sizes[~ok].sum())
-                if hist is not None and hasattr(m, "class_values"):
-                    v = np.asarray(m.class_values(sizes, hist, proxy), dtype=np.float64)
-                    a["worst"].append(float(v.min() if m._higher_is_better else v.max()))
+                a.smallest = small if a.smallest is None else min(a.smallest, small)
+                a.failing_classes += int((~ok).sum())
+                a.failing_records += int(sizes[~ok].sum())
+                values = getattr(m, "class_values", None)
+                if hist is not None and values is not None:
+                    v = np.asarray(values(sizes, hist, proxy), dtype=np.float64)
+                    a.worst.append(float(v.min() if _higher_better(m) else v.max()))
     out = []
     for m, a in zip(models, acc):
-        summary: dict[str, Any] = {"classes": a["classes"], "smallest_class": a["smallest_class"] or 0,
-                                   "failing_classes": a["failing_classes"], "failing_records": a["failing_records"],
+        summary: dict[str, Any] = {"classes": a.classes, "smallest_class": a.smallest or 0,
+                                   "failing_classes": a.failing_classes, "failing_records": a.failing_records,
                                    "suppressed": int(suppressed)}
-        if m.sensitive_name(proxy) is not None and hasattr(m, "_score_name"):
-            key = ("min_" if m._higher_is_better else "max_") + m._score_name
-            w = a["worst"]
-            summary[key] = (min(w) if m._higher_is_better else max(w)) if w else None
-        out.append(ModelSummary(str(m), a["failing_records"] == 0, summary))
+        score = getattr(m, "_score_name", None)
+        if m.sensitive_name(proxy) is not None and score is not None:
+            key = ("min_" if _higher_better(m) else "max_") + score
+            summary[key] = (min(a.worst) if _higher_better(m) else max(a.worst)) if a.worst else None
+        out.append(ModelSummary(str(m), a.failing_records == 0, summary))
     return out
+
+
+@dataclass
+class _Acc:
+    """Running figures of one model over the partitions of classes."""
+
+    classes: int = 0
+    smallest: int | None = None
+    failing_classes: int = 0
+    failing_records: int = 0
+    worst: list[float] = field(default_factory=list)
+
+
+def _higher_better(m: ClassModel) -> bool:
+    return bool(getattr(m, "_higher_is_better", True))
 
 
 def check(release: DaskTable | DaskRelease, models: PrivacyModel | Sequence[PrivacyModel]) -> list[ModelSummary]:
@@ -422,7 +440,7 @@ def class_size_stats(release: DaskTable | DaskRelease) -> dict[str, Any]:
     rel = _release(release)
     t = rel.table
     keys = [c for j in range(t.r) for c in (locol(j), hicol(j))]
-    st = t.engine.class_stats(t.engine.filter(rel.frame, SUP), keys)
+    st: dict[str, Any] = dict(t.engine.class_stats(t.engine.filter(rel.frame, SUP), keys))
     st["mean"] = (t.n - rel.n_suppressed) / st["classes"] if st["classes"] else 0.0
     st["suppressed"] = rel.n_suppressed
     return st
