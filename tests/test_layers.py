@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "algorithms": 4,
     "attacks": 5,
     "risk": 5,  # re-identification risk of releases: beside attacks
+    "dask": 6,  # an interface: drives models, measures, algorithms and risk on a Dask cluster (docs/scale.md)
 }
 INTERFACE = 6
 NAMES = {0: "foundation", 1: "data", 2: "release", 3: "measures/models", 4: "algorithms", 5: "attacks", 6: "interfaces"}

@@ -308,9 +308,16 @@ class Encoded:
         Fraction of records that may be suppressed, in ``[0, 1]``.
     measure : str
         One of :data:`MEASURES`.
+    weights : ndarray of int, optional
+        Records per row of ``dataset.X`` (a precomputed frequency set, e.g. by a distributed
+        group-by: ``ktype.dask``); ``None`` = one record per row. Only the record counts
+        (``n``, leaf counts, the bottom set's counts and histograms) read it.
     """
 
-    def __init__(self, dataset: Dataset, models: tuple[PrivacyModel, ...], max_suppression: float, measure: str) -> None:
+    def __init__(
+        self, dataset: Dataset, models: tuple[PrivacyModel, ...], max_suppression: float, measure: str,
+        *, weights: np.ndarray | None = None,
+    ) -> None:
         for m in models:
             if not isinstance(m, ClassModel):
                 raise UnsupportedModelError(
@@ -325,7 +332,7 @@ class Encoded:
         self.dataset = dataset
         self.models = tuple(models)
         self.measure = measure
-        self.n = n = dataset.n
+        self.n = n = dataset.n if weights is None else int(np.sum(weights))
         self.r = r = dataset.r
         self.limit = suppression_limit(max_suppression, n)
         self.max_suppression = float(max_suppression)
@@ -350,7 +357,8 @@ class Encoded:
         self.rootcost = np.zeros(r)
         sizes = [h.size for h in dataset.hierarchies]
         foff = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        counts = _column_counts(X, foff, int(foff[-1]))
+        counts = (_column_counts(X, foff, int(foff[-1])) if weights is None else
+                  np.bincount((X + foff[:-1]).ravel(), np.repeat(weights, r), int(foff[-1])).astype(np.int64))
         for j, h in enumerate(dataset.hierarchies):
             freq = counts[foff[j] : foff[j + 1]]
             gm, gn, ng, gc, gf = [], [], [], [], []
@@ -389,7 +397,9 @@ class Encoded:
             tab, bottom_codes, cnt, inv = _bottom_kernel(X, ident, offs, self._shifts)
             tab = tab.astype(self.tab_dtype)
         else:
-            tab, cnt, inv = _rollup_kernel(np.ascontiguousarray(X, dtype=self.tab_dtype), np.ones(n, dtype=np.int64), ident, offs)
+            tab, cnt, inv = _rollup_kernel(np.ascontiguousarray(X, dtype=self.tab_dtype), np.ones(len(X), dtype=np.int64), ident, offs)
+        if weights is not None:  # rows of X are weighted: records per distinct tuple
+            cnt = np.bincount(inv, weights, len(cnt)).astype(np.int64)
         self.row_tuple = inv  # input row -> distinct tuple
         hists = {}
         self.sens_cols: list[str] = []
@@ -398,7 +408,7 @@ class Encoded:
             if col is not None and col not in hists:
                 V = len(dataset.sensitive_values[col])
                 codes = dataset.sensitive_codes[col].astype(np.int64)
-                hists[col] = np.bincount(inv * V + codes, minlength=len(cnt) * V).reshape(len(cnt), V).astype(np.int64)
+                hists[col] = np.bincount(inv * V + codes, weights, len(cnt) * V).reshape(len(cnt), V).astype(np.int64)
                 self.sens_cols.append(col)
         self.bottom = FrequencySet(tab, cnt, hists, bottom_codes)
         self.model_cols = [m.sensitive_name(dataset) for m in self.models]

@@ -1,0 +1,228 @@
+"""The one narrow interface between ktype and a distributed engine, and its Dask implementation.
+
+Everything ktype does at scale is expressed with the few operations of :class:`Engine`:
+read a partitioned table, map a function over its partitions, count distinct key tuples
+(collected to the driver, or streamed partition by partition with every key's rows in one
+partition), sum columns, and write a partitioned Parquet dataset. Scheduling, shuffles and
+spilling are the engine's; ktype ships no cluster code. A PySpark backend implements the
+same methods on a ``pyspark.sql.DataFrame`` (``mapInPandas``, ``groupBy().count()``,
+``repartition(cols)`` + ``toLocalIterator``, ``write.parquet``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataError, InvalidParameterError
+
+__all__ = ["Engine", "DaskEngine", "COUNT"]
+
+#: name of the count column of :meth:`Engine.group_count`
+COUNT = "__count"
+
+
+class Engine(Protocol):
+    """What ktype needs from a distributed engine (a ``Frame`` is the engine's lazy table)."""
+
+    def read(self, source: Any) -> Any: ...
+
+    def columns(self, frame: Any) -> list[str]: ...
+
+    def head(self, frame: Any, n: int) -> pd.DataFrame: ...
+
+    def distinct(self, frame: Any, columns: Sequence[str]) -> dict[str, pd.Series]: ...
+
+    def map_partitions(self, frame: Any, fn: Callable[[pd.DataFrame], pd.DataFrame], meta: pd.DataFrame) -> Any: ...
+
+    def filter(self, frame: Any, column: str) -> Any: ...
+
+    def group_count(self, frame: Any, by: Sequence[str], *, max_rows: int | None = None) -> pd.DataFrame: ...
+
+    def group_counts(self, frame: Any, bys: Sequence[Sequence[str]]) -> list[pd.DataFrame]: ...
+
+    def grouped_partitions(self, frame: Any, by: Sequence[str], keys: Sequence[str]) -> Iterator[pd.DataFrame]: ...
+
+    def class_stats(self, frame: Any, by: Sequence[str]) -> dict[str, int]: ...
+
+    def sums(self, frame: Any, columns: Sequence[str]) -> dict[str, int]: ...
+
+    def write_parquet(self, frame: Any, path: Path) -> None: ...
+
+
+class DaskEngine:
+    """:class:`Engine` on ``dask.dataframe`` and whatever scheduler is active.
+
+    Parameters
+    ----------
+    scheduler : optional
+        Passed to ``dask.compute`` (``"sync"``, ``"threads"``, a ``distributed.Client``);
+        ``None`` = Dask's default (the active ``distributed.Client`` if there is one).
+    """
+
+    def __init__(self, scheduler: Any = None) -> None:
+        import dask  # noqa: F401  (fails early with the install hint, see ktype.dask)
+
+        self.scheduler = scheduler
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def shuffle_method(self) -> str | None:
+        """``"tasks"`` on a local scheduler (``"sync"``, threads, processes): Dask's p2p shuffle
+        needs distributed workers, and would be picked whenever a ``Client`` exists in the
+        process; None (Dask's choice) otherwise."""
+        return "tasks" if isinstance(self.scheduler, str) else None
+
+    def _config(self) -> Any:
+        import dask
+
+        method = self.shuffle_method
+        return dask.config.set({"dataframe.shuffle.method": method}) if method else _Nothing()
+
+    def _compute(self, *objs: Any) -> tuple:
+        import dask
+
+        kw = {} if self.scheduler is None else {"scheduler": self.scheduler}
+        with self._config():
+            return dask.compute(*objs, **kw)
+
+    def _persist(self, obj: Any) -> Any:
+        kw = {} if self.scheduler is None else {"scheduler": self.scheduler}
+        with self._config():
+            return obj.persist(**kw)
+
+    def _sizes(self, frame: Any, by: Sequence[str], split_out: int) -> Any:
+        """Rows per distinct tuple of ``by`` (a dask Series indexed by the tuples)."""
+        return frame.groupby(list(by), sort=False).size(split_out=split_out, shuffle_method=self.shuffle_method)
+
+    # ------------------------------------------------------------------ interface
+    def read(self, source: Any) -> Any:
+        """A dask DataFrame as it is, or a Parquet dataset (directory, file or glob) read lazily."""
+        import dask.dataframe as dd
+
+        if isinstance(source, dd.DataFrame):
+            return source
+        if isinstance(source, pd.DataFrame):
+            raise InvalidParameterError(
+                "ktype.dask needs a dask.dataframe.DataFrame or a Parquet dataset path; for a pandas DataFrame use "
+                "ktype.Dataset, or dask.dataframe.from_pandas(df, npartitions=...)."
+            )
+        if isinstance(source, (str, Path)):
+            text = str(source)
+            if not any(ch in text for ch in "*?[") and not Path(text).exists() and "://" not in text:
+                raise DataError(f"Input Parquet dataset not found: {text}")
+            try:
+                return dd.read_parquet(text)
+            except (OSError, ValueError) as e:
+                raise DataError(f"Cannot read the Parquet dataset {text}: {e}") from None
+        raise InvalidParameterError(
+            f"ktype.dask reads a dask.dataframe.DataFrame or a Parquet dataset path; got {type(source).__name__}."
+        )
+
+    def columns(self, frame: Any) -> list[str]:
+        return [str(c) for c in frame.columns]
+
+    def head(self, frame: Any, n: int) -> pd.DataFrame:
+        return self._compute(frame.head(n, npartitions=-1, compute=False))[0]
+
+    def distinct(self, frame: Any, columns: Sequence[str]) -> dict[str, pd.Series]:
+        """Distinct values of each column (one pass for all columns)."""
+        out = self._compute(*[frame[c].drop_duplicates(shuffle_method=self.shuffle_method) for c in columns])
+        return {c: s.reset_index(drop=True) for c, s in zip(columns, out)}
+
+    def map_partitions(self, frame: Any, fn: Callable[[pd.DataFrame], pd.DataFrame], meta: pd.DataFrame) -> Any:
+        return frame.map_partitions(fn, meta=meta)
+
+    def filter(self, frame: Any, column: str) -> Any:
+        """Rows whose boolean ``column`` is False (the published rows of a release)."""
+        return frame[~frame[column]]
+
+    def group_count(self, frame: Any, by: Sequence[str], *, max_rows: int | None = None) -> pd.DataFrame:
+        """Distinct tuples of ``by`` with their counts (column :data:`COUNT`), collected.
+
+        With ``max_rows`` the tuples are counted on the cluster first and
+        :class:`MemoryError`-free refusal happens before anything is collected.
+        """
+        g = self._sizes(frame, by, max(1, frame.npartitions // 4))
+        g = g.to_frame(COUNT).reset_index()
+        if max_rows is not None:
+            g = self._persist(g)
+            rows = int(self._compute(g.shape[0])[0])
+            if rows > max_rows:
+                raise _TooManyRows(rows)
+        out = self._compute(g)[0].reset_index(drop=True)
+        return out
+
+    def group_counts(self, frame: Any, bys: Sequence[Sequence[str]]) -> list[pd.DataFrame]:
+        """:meth:`group_count` of several column lists in one pass over the table."""
+        parts = [self._sizes(frame, by, max(1, frame.npartitions // 4)).to_frame(COUNT).reset_index() for by in bys]
+        return [p.reset_index(drop=True) for p in self._compute(*parts)]
+
+    def grouped_partitions(self, frame: Any, by: Sequence[str], keys: Sequence[str]) -> Iterator[pd.DataFrame]:
+        """Counts of the distinct tuples of ``by``, streamed to the driver partition by
+        partition, every tuple of one ``keys`` value (a class) in one partition."""
+        by = list(by)
+        nparts = max(1, frame.npartitions)
+        g = self._sizes(frame, by, nparts).to_frame(COUNT).reset_index()
+        if list(keys) != by:
+            g = g.shuffle(on=list(keys), npartitions=nparts, shuffle_method=self.shuffle_method)
+        g = self._persist(g)
+        for part in g.to_delayed():
+            yield self._compute(part)[0]
+
+    def class_stats(self, frame: Any, by: Sequence[str]) -> dict[str, int]:
+        """Number of classes (distinct ``by`` tuples), smallest and largest class, ``Σ |E|²``."""
+        sizes = self._sizes(frame, by, max(1, frame.npartitions // 4)).astype("int64")
+        classes, smallest, largest, sq = self._compute(sizes.shape[0], sizes.min(), sizes.max(), (sizes * sizes).sum())
+        if int(classes) == 0:
+            return {"classes": 0, "smallest": 0, "largest": 0, "sum_sq": 0}
+        return {"classes": int(classes), "smallest": int(smallest), "largest": int(largest), "sum_sq": int(sq)}
+
+    def size_frequencies(self, frame: Any, by: Sequence[str]) -> pd.Series:
+        """Frequency of class sizes: index = class size, value = number of classes of that size."""
+        sizes = self._sizes(frame, by, max(1, frame.npartitions // 4)).astype("int64")
+        # one output partition: a few thousand distinct sizes at most (a split output shuffles an unnamed index)
+        return self._compute(sizes.value_counts(split_out=1))[0].sort_index()
+
+    def sums(self, frame: Any, columns: Sequence[str]) -> dict[str, int]:
+        if not columns:
+            return {}
+        vals = self._compute(*[frame[c].astype("int64").sum() for c in columns])
+        return {c: int(v) for c, v in zip(columns, vals)}
+
+    def count(self, frame: Any) -> int:
+        return int(self._compute(frame.shape[0])[0])
+
+    def shuffle(self, frame: Any, on: str, npartitions: int) -> Any:
+        return frame.shuffle(on=on, npartitions=max(1, npartitions), shuffle_method=self.shuffle_method)
+
+    def write_parquet(self, frame: Any, path: Path) -> None:
+        kw = {} if self.scheduler is None else {"compute_kwargs": {"scheduler": self.scheduler}}
+        with self._config():
+            frame.to_parquet(str(path), write_index=False, **kw)
+
+    @staticmethod
+    def empty_like(meta: pd.DataFrame) -> pd.DataFrame:
+        return meta.iloc[:0]
+
+
+class _Nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+class _TooManyRows(Exception):
+    def __init__(self, rows: int) -> None:
+        super().__init__(rows)
+        self.rows = rows
+
+
+def as_int(values: Any) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64)
