@@ -76,9 +76,14 @@ def run_job(conn: Any, source: dict[str, Any], roles: dict[str, str], params: di
         conn.send(("progress", ev.stage, int(ev.done), None if ev.total is None else int(ev.total), bool(ev.finished)))
 
     try:
-        release = anonymize(source, roles, params, progress)
-        conn.send(("done", release))
-    except BaseException as e:  # noqa: BLE001 - every outcome goes back to the page as a message
-        conn.send(("error", error_message(e)))
+        try:
+            release = anonymize(source, roles, params, progress)
+            conn.send(("done", release))
+        except (BrokenPipeError, EOFError):
+            raise
+        except BaseException as e:  # noqa: BLE001 - every outcome goes back to the page as a message
+            conn.send(("error", error_message(e)))
+    except (BrokenPipeError, EOFError):
+        pass  # the app has gone (cancelled or closed): nobody to tell, nothing to keep
     finally:
         conn.close()
