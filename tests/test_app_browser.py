@@ -93,6 +93,9 @@ def server(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("app-server")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "NICEGUI"))}  # as a user starts it
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")
+    tmpdir = cwd / "tmp"  # the server's temporary folder, to see what it writes there
+    tmpdir.mkdir()
+    env["TMPDIR"] = str(tmpdir)
     proc = subprocess.Popen([sys.executable, "-c", f"import sys; from ktype.app import main; sys.exit(main(port={port}))"],
                             cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}/"
@@ -106,7 +109,7 @@ def server(tmp_path_factory):
                 proc.kill()
                 pytest.fail(f"the app did not start: {proc.stdout.read() if proc.stdout else ''}")
             time.sleep(0.5)
-    yield url, proc
+    yield url, proc, tmpdir
     proc.terminate()
     try:
         out, _ = proc.communicate(timeout=30)
@@ -114,6 +117,8 @@ def server(tmp_path_factory):
         proc.kill()
         out, _ = proc.communicate()
     assert "Traceback" not in (out or ""), out
+    assert not list(tmpdir.glob("ktype-app-*")), "a session's folder outlived the server"
+    assert sorted(p.name for p in cwd.iterdir()) == ["tmp"], "the app wrote into its working folder"
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +241,7 @@ def test_malformed_upload_shows_the_message_and_keeps_the_settings(page, tmp_pat
 
 
 def test_cancel_stops_the_run_and_the_app_stays_usable(page, server):
-    pid = server[1].pid
+    pid = server[1].pid  # the app's server process
     load_adult(page, None)
     page.click(tid("tab-run"))
     set_number(page, "k", "10")
@@ -254,3 +259,27 @@ def test_cancel_stops_the_run_and_the_app_stays_usable(page, server):
     choose_algorithm(page, "mondrian")
     page.click(tid("run"))
     expect(page.locator(tid("verdict"))).to_contain_text("10-anonymous", timeout=LONG)
+
+
+def test_uploads_live_in_a_temporary_folder_removed_with_the_tab(browser, server, tmp_path):
+    from tests.test_app_state import small_csv
+
+    url, _, tmpdir = server
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    page.goto(url)
+    good = tmp_path / "patients.csv"
+    good.write_bytes(small_csv())
+    page.locator(tid("upload") + " input[type=file]").set_input_files(str(good))
+    expect(page.locator(tid("table-info"))).to_contain_text("patients.csv: 60 rows")
+    expect(page.locator(tid("stats"))).to_contain_text("02130")  # the ZIP code keeps its zero
+    page.click(tid("tab-roles"))
+    expect(page.locator(tid("hint-name"))).to_contain_text("name")  # HIPAA hint beside the column
+    shot(page, "hints")
+    mine = [d for d in tmpdir.glob("ktype-app-*") if any(d.rglob("patients.csv"))]
+    assert len(mine) == 1
+    ctx.close()  # the tab goes away
+    deadline = time.monotonic() + 120
+    while mine[0].exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not mine[0].exists(), "the uploaded file outlived its tab"

@@ -113,7 +113,7 @@ def build_page() -> None:
         session.load_adult(None if rows in (None, "") else int(rows))
         refresh_all()
 
-    with ui.tab_panels(tabs, value=t_data).classes("w-full") as panels:
+    with ui.tab_panels(tabs, value=t_data, animated=False).classes("w-full") as panels:
         with ui.tab_panel(t_data):
             with ui.row().classes("items-end gap-6"):
                 ui.upload(label="Upload a CSV or Parquet file", auto_upload=True, max_file_size=MAX_UPLOAD_BYTES,
@@ -134,7 +134,7 @@ def build_page() -> None:
                      "sensitive columns are protected by ℓ and t; insensitive columns are published unchanged."
                      ).classes("text-sm")
             hints = session.hints()
-            with ui.grid(columns=3).classes("items-center gap-x-6 gap-y-1"):
+            with ui.grid(columns="max-content max-content minmax(0, 1fr)").classes("items-center gap-x-6 gap-y-1 w-full"):
                 for col in session.df.columns:
                     ui.label(str(col)).classes("font-mono")
                     ui.toggle(list(ROLES), value=session.roles[col],
