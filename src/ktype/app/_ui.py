@@ -55,7 +55,7 @@ def build_page() -> None:
     with ui.header().classes("items-center bg-slate-800"):
         ui.label("ktype — anonymize a table").classes("text-lg font-bold")
         ui.label("local app: data stays on this computer; uploads are deleted when the tab closes").classes("text-xs")
-    error_box = ui.label("").classes("text-red-700 font-bold whitespace-pre-wrap").props("data-testid=error")
+    error_box = ui.label("").classes("text-red-700 font-bold whitespace-pre-wrap").props("data-testid=error").mark("error")
     error_box.set_visibility(False)
 
     def show_error(msg: str) -> None:
@@ -83,10 +83,10 @@ def build_page() -> None:
         return wrapper
 
     with ui.tabs().classes("w-full") as tabs:
-        t_data = ui.tab("data", "1 · Data").props("data-testid=tab-data")
-        t_roles = ui.tab("roles", "2 · Roles & risk").props("data-testid=tab-roles")
-        t_run = ui.tab("run", "3 · Settings & run").props("data-testid=tab-run")
-        t_res = ui.tab("results", "4 · Results & downloads").props("data-testid=tab-results")
+        t_data = ui.tab("data", "1 · Data").props("data-testid=tab-data").mark("tab-data")
+        t_roles = ui.tab("roles", "2 · Roles & risk").props("data-testid=tab-roles").mark("tab-roles")
+        t_run = ui.tab("run", "3 · Settings & run").props("data-testid=tab-run").mark("tab-run")
+        t_res = ui.tab("results", "4 · Results & downloads").props("data-testid=tab-results").mark("tab-results")
 
     # ------------------------------------------------------------------ 1 data
     @ui.refreshable
@@ -96,7 +96,7 @@ def build_page() -> None:
             return
         src = session.source or {}
         what = "bundled Adult" if src.get("kind") == "adult" else src.get("name")
-        ui.label(f"{what}: {len(session.df):,} rows × {session.df.shape[1]} columns").props("data-testid=table-info")
+        ui.label(f"{what}: {len(session.df):,} rows × {session.df.shape[1]} columns").props("data-testid=table-info").mark("table-info")
         ui.label("Columns (type as ktype reads it: text unless unambiguously numeric, so ZIP codes stay text)").classes(
             "font-bold mt-2")
         _records([{k: v for k, v in r.items() if k not in ("role", "hint")} for r in session.column_stats()], "stats")
@@ -117,11 +117,11 @@ def build_page() -> None:
         with ui.tab_panel(t_data):
             with ui.row().classes("items-end gap-6"):
                 ui.upload(label="Upload a CSV or Parquet file", auto_upload=True, max_file_size=MAX_UPLOAD_BYTES,
-                          on_upload=guarded(on_upload)).props("accept=.csv,.tsv,.txt,.parquet,.pq data-testid=upload")
+                          on_upload=guarded(on_upload)).props("accept=.csv,.tsv,.txt,.parquet,.pq data-testid=upload").mark("upload")
                 with ui.column():
                     adult_rows = ui.number("rows of Adult (empty: all 30,162)", value=None, min=1, step=1,
-                                           format="%d").props("data-testid=adult-rows clearable").classes("w-64")
-                    ui.button("Load the bundled Adult data", on_click=guarded(on_adult)).props("data-testid=load-adult")
+                                           format="%d").props("data-testid=adult-rows clearable").mark("adult-rows").classes("w-64")
+                    ui.button("Load the bundled Adult data", on_click=guarded(on_adult)).props("data-testid=load-adult").mark("load-adult")
             data_view()
 
         # -------------------------------------------------------------- 2 roles
@@ -156,7 +156,7 @@ def build_page() -> None:
                     return
                 ui.label(f"highest {r['highest']:.1%} · average {r['average']:.1%} · "
                          f"{r['records_at_risk']:,} of {r['records']:,} records above {r['threshold']:.0%} · "
-                         f"{r['sample_uniques']:,} unique records").props("data-testid=input-risk")
+                         f"{r['sample_uniques']:,} unique records").props("data-testid=input-risk").mark("input-risk")
 
         def on_role(col: str, e: Any) -> None:
             session.set_role(col, e.value)
@@ -172,16 +172,16 @@ def build_page() -> None:
             s = session.settings
             with ui.row().classes("items-end gap-4"):
                 ui.number("k", value=s.k, min=1, step=1, format="%d",
-                          on_change=guarded(lambda e: set_setting("k", e.value, int))).props("data-testid=k")
+                          on_change=guarded(lambda e: set_setting("k", e.value, int))).props("data-testid=k").mark("k")
                 ui.number("ℓ (empty: none)", value=s.l, min=1, step=1,
-                          on_change=guarded(lambda e: set_setting("l", e.value, float))).props("data-testid=l clearable")
+                          on_change=guarded(lambda e: set_setting("l", e.value, float))).props("data-testid=l clearable").mark("l")
                 sens = session.columns_with("sensitive") if session.df is not None else []
                 ui.select(sens, value=s.sensitive if s.sensitive in sens else (sens[0] if len(sens) == 1 else None),
                           label="sensitive column for ℓ and t",
                           on_change=guarded(lambda e: set_setting("sensitive", e.value, str))).props(
                     "data-testid=sensitive").classes("w-56")
                 ui.number("t (empty: none)", value=s.t, min=0, max=1, step=0.05,
-                          on_change=guarded(lambda e: set_setting("t", e.value, float))).props("data-testid=t clearable")
+                          on_change=guarded(lambda e: set_setting("t", e.value, float))).props("data-testid=t clearable").mark("t")
                 ui.number("seed (randomized algorithms; empty: secret)", value=s.seed, step=1, format="%d",
                           on_change=guarded(lambda e: set_setting("seed", e.value, int))).props(
                     "data-testid=seed clearable").classes("w-72")
@@ -194,7 +194,7 @@ def build_page() -> None:
                 ui.select({n: n for n in algs}, value=s.algorithm, label="algorithm (only those supporting the models)",
                           on_change=guarded(lambda e: set_setting("algorithm", e.value, str))).props(
                     "data-testid=algorithm").classes("w-96")
-                ui.label(algs[s.algorithm]).classes("text-sm text-gray-700").props("data-testid=algorithm-description")
+                ui.label(algs[s.algorithm]).classes("text-sm text-gray-700").props("data-testid=algorithm-description").mark("algorithm-description")
 
         def set_setting(name: str, value: Any, kind: type) -> None:
             v = None if value in (None, "") else value
@@ -227,11 +227,11 @@ def build_page() -> None:
         with ui.tab_panel(t_run):
             run_view()
             with ui.row().classes("items-center gap-4 mt-4"):
-                run_button = ui.button("Run", on_click=guarded(on_run)).props("data-testid=run color=primary")
-                cancel_button = ui.button("Cancel", on_click=guarded(on_cancel)).props("data-testid=cancel color=negative")
+                run_button = ui.button("Run", on_click=guarded(on_run)).props("data-testid=run color=primary").mark("run")
+                cancel_button = ui.button("Cancel", on_click=guarded(on_cancel)).props("data-testid=cancel color=negative").mark("cancel")
                 cancel_button.disable()
-                status = ui.label("").props("data-testid=status")
-            progress = ui.linear_progress(value=0, show_value=False).props("data-testid=progress").classes("w-full")
+                status = ui.label("").props("data-testid=status").mark("status")
+            progress = ui.linear_progress(value=0, show_value=False).props("data-testid=progress").mark("progress").classes("w-full")
             progress.set_visibility(False)
 
         # -------------------------------------------------------------- 4 results
@@ -241,13 +241,13 @@ def build_page() -> None:
                 ui.label("No run yet.").classes("italic")
                 return
             res = session.runs[-1]
-            ui.label(res.label()).classes("text-lg font-bold").props("data-testid=run-label")
+            ui.label(res.label()).classes("text-lg font-bold").props("data-testid=run-label").mark("run-label")
             with ui.row().classes("items-center gap-2"):
                 ui.label("Independent checker:")
                 ui.label(res.verdict).classes("font-bold " + ("text-green-700" if res.passed else "text-red-700")).props(
-                    "data-testid=verdict")
+                    "data-testid=verdict").mark("verdict")
             ui.label(f"{res.release.n_suppressed:,} records suppressed · release risk: highest {res.risk['highest']:.1%},"
-                     f" average {res.risk['average']:.1%} · {res.seconds:.1f} s").props("data-testid=release-risk")
+                     f" average {res.risk['average']:.1%} · {res.seconds:.1f} s").props("data-testid=release-risk").mark("release-risk")
             for w in res.release.warnings():
                 ui.label("⚠ " + w).classes("text-orange-700 text-sm")
             with ui.row().classes("gap-2 mt-2"):
@@ -261,14 +261,14 @@ def build_page() -> None:
                     rb.disable()
                     rb.tooltip("needs ktype.report")
                 ui.button("Config (YAML) for ktype anonymize --config",
-                          on_click=guarded(lambda: download(res, "config"))).props("data-testid=download-config")
+                          on_click=guarded(lambda: download(res, "config"))).props("data-testid=download-config").mark("download-config")
             ui.label("Information loss").classes("font-bold mt-2")
             with ui.column().classes("gap-0"):
                 for name, value in res.measures.items():
                     line = next((x for x in res.measure_lines if x.startswith(f"{name} =")), name)
                     with ui.row().classes("gap-2"):
                         ui.label(f"{name}").classes("font-mono w-48")
-                        ui.label(_fmt(float(value))).classes("font-mono w-32").props(f"data-testid=metric-{name}")
+                        ui.label(_fmt(float(value))).classes("font-mono w-32").props(f"data-testid=metric-{name}").mark("metric-")
                         ui.label(line.split(": ", 1)[1] if ": " in line else "").classes("text-sm text-gray-600")
             ui.label("Release preview (readable labels)").classes("font-bold mt-2")
             _table(session.release_preview(res), "release-preview")

@@ -1,0 +1,62 @@
+"""The app's page with NiceGUI's own test harness (a simulated user, no browser): the page's
+handlers call the session, and an error stays a message in the page with the settings kept."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("nicegui")
+
+from nicegui import ui  # noqa: E402
+from nicegui.testing.user_simulation import user_simulation  # noqa: E402
+
+from ktype.app import _ui  # noqa: E402
+
+
+def _texts(user, marker: str) -> list[str]:
+    try:
+        return [getattr(e, "text", "") for e in user.find(marker=marker).elements]
+    except AssertionError:  # nothing with this marker on the page (yet)
+        return []
+
+
+async def _wait_for(user, marker: str, needle: str, seconds: float = 300) -> str:
+    """Wait (at most ``seconds``) until an element marked ``marker`` contains ``needle``."""
+    for _ in range(int(seconds * 10)):
+        texts = [t for t in _texts(user, marker) if needle in t]
+        if texts:
+            return texts[0]
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{marker!r} never showed {needle!r}; it shows {_texts(user, marker)}")
+
+
+def test_impossible_l_is_a_message_in_the_page_and_the_settings_stay():
+    async def scenario() -> None:
+        async with user_simulation(_ui.build_page) as user:
+            await user.open("/")
+            user.find(marker="adult-rows").type("300")
+            user.find(marker="load-adult").click()
+            await _wait_for(user, "table-info", "300 rows")
+            user.find(marker="k").clear().type("10")
+            user.find(marker="l").clear().type("5")
+            user.find(marker="run").click()
+            msg = await _wait_for(user, "error", "error:", seconds=120)
+            assert "Use l <= 2" in msg  # the library's (and the CLI's) message
+            (k_box,) = user.find(marker="k").elements
+            (l_box,) = user.find(marker="l").elements
+            assert (k_box.value, l_box.value) == (10, 5)
+            (run_button,) = user.find(marker="run").elements
+            await _wait_for_enabled(run_button)
+            assert not _texts(user, "verdict")
+
+    asyncio.run(scenario())
+
+
+async def _wait_for_enabled(button: ui.button, seconds: float = 60) -> None:
+    for _ in range(int(seconds * 10)):
+        if button.enabled:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("the Run button stayed disabled after the failed run")
