@@ -60,3 +60,27 @@ async def _wait_for_enabled(button: ui.button, seconds: float = 60) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError("the Run button stayed disabled after the failed run")
+
+
+def test_main_warns_off_this_computer_and_never_shows_a_traceback(monkeypatch, capsys):
+    import errno
+
+    from ktype import app
+
+    served = []
+    monkeypatch.setattr(_ui, "serve", lambda host, port: served.append((host, port)))
+    assert app.main() == 0 and served == [("127.0.0.1", 8080)]
+    assert "warning" not in capsys.readouterr().err
+    assert app.main("0.0.0.0", 8090) == 0
+    err = capsys.readouterr().err
+    assert "warning" in err and "personal data" in err and "0.0.0.0" in err
+    assert app.main(port=0) == 3 and "port" in capsys.readouterr().err
+    assert served == [("127.0.0.1", 8080), ("0.0.0.0", 8090)]
+
+    def taken(host, port):
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    monkeypatch.setattr(_ui, "serve", taken)
+    assert app.main(port=8091) == 3
+    err = capsys.readouterr().err
+    assert "cannot listen on 127.0.0.1:8091: Address already in use" in err and "Traceback" not in err

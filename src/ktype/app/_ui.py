@@ -191,7 +191,7 @@ def build_page() -> None:
             else:
                 if s.algorithm not in algs:
                     s.algorithm = "mondrian" if "mondrian" in algs else next(iter(algs))
-                ui.select({n: n for n in algs}, value=s.algorithm, label="algorithm (only those supporting the models)",
+                ui.select({n: f"{n}: {d}" for n, d in algs.items()}, value=s.algorithm, label="algorithm (only those supporting the models)",
                           on_change=guarded(lambda e: set_setting("algorithm", e.value, str))).props(
                     "data-testid=algorithm").classes("w-96")
                 ui.label(algs[s.algorithm]).classes("text-sm text-gray-700").props("data-testid=algorithm-description").mark("algorithm-description")
