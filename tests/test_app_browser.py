@@ -153,8 +153,10 @@ def load_adult(page, rows: int | None) -> None:
 
 def set_number(page, name: str, value: str) -> None:
     box = page.locator(tid(name))  # Quasar puts the attribute on the <input> itself
-    box.fill(value)
+    box.fill("")
+    box.press_sequentially(value, delay=50)  # key by key, as a person types: the field must keep its focus
     box.press("Tab")
+    expect(box).to_have_value(value)
 
 
 def choose_algorithm(page, name: str) -> None:

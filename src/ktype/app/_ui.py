@@ -185,6 +185,12 @@ def build_page() -> None:
                 ui.number("seed (randomized algorithms; empty: secret)", value=s.seed, step=1, format="%d",
                           on_change=guarded(lambda e: set_setting("seed", e.value, int))).props(
                     "data-testid=seed clearable").classes("w-72")
+            algorithm_view()
+
+        @ui.refreshable
+        def algorithm_view() -> None:
+            """The algorithms supporting the chosen models (redrawn alone, so typing in k keeps its focus)."""
+            s = session.settings
             algs = dict(session.algorithms()) if session.df is not None else {}
             if not algs:
                 ui.label("No algorithm supports this combination of models; change k, ℓ or t.").classes("italic")
@@ -205,10 +211,8 @@ def build_page() -> None:
             elif v is not None and kind is float:
                 v = float(v)
             setattr(session.settings, name, v)
-            if name != "algorithm" and name != "sensitive":
-                run_view.refresh()
-            elif name == "algorithm":
-                run_view.refresh()
+            if name not in ("sensitive", "seed"):
+                algorithm_view.refresh()
 
         def on_run() -> None:
             session.start_run()
