@@ -35,7 +35,7 @@ def _need(ok: bool, why: str) -> None:
     if not ok:
         if REQUIRED:
             pytest.fail(f"KTYPE_REQUIRE_BROWSER is set but {why}")
-        pytest.skip(why)
+        pytest.skip(why, allow_module_level=True)
 
 
 _need(CHROMIUM is not None, "no chromium installed")

@@ -181,7 +181,7 @@ def build_page() -> None:
                           on_change=guarded(lambda e: set_setting("sensitive", e.value, str))).props(
                     "data-testid=sensitive").classes("w-56")
                 ui.number("t (empty: none)", value=s.t, min=0, max=1, step=0.05,
-                          on_change=guarded(lambda e: set_setting("t", e.value, float))).props("data-testid=t clearable").mark("t")
+                          on_change=guarded(lambda e: set_setting("t", e.value, float))).props("data-testid=t clearable").mark("t").classes("w-36")
                 ui.number("seed (randomized algorithms; empty: secret)", value=s.seed, step=1, format="%d",
                           on_change=guarded(lambda e: set_setting("seed", e.value, int))).props(
                     "data-testid=seed clearable").classes("w-72")
