@@ -84,3 +84,33 @@ def test_main_warns_off_this_computer_and_never_shows_a_traceback(monkeypatch, c
     assert app.main(port=8091) == 3
     err = capsys.readouterr().err
     assert "cannot listen on 127.0.0.1:8091: Address already in use" in err and "Traceback" not in err
+
+
+def test_the_report_hook_embeds_the_report_as_it_is(monkeypatch):
+    """With ktype.report installed, the results show its HTML (quotes and all) and the
+    Report download is enabled; a stand-in writer plays ktype.report here."""
+    from ktype.app import _state
+
+    html = '<!DOCTYPE html>\n<html><body><p class="a">it\'s "quoted" & <b>bold</b></p><svg></svg></body></html>'
+
+    def fake_write_report(release, path):
+        path.write_text(html, encoding="utf-8")
+        return path
+
+    monkeypatch.setattr(_state, "report_writer", lambda: fake_write_report)
+    monkeypatch.setattr(_ui, "report_writer", lambda: fake_write_report)
+
+    async def scenario() -> None:
+        async with user_simulation(_ui.build_page) as user:
+            await user.open("/")
+            user.find(marker="adult-rows").type("300")
+            user.find(marker="load-adult").click()
+            await _wait_for(user, "table-info", "300 rows")
+            user.find(marker="run").click()
+            await _wait_for(user, "verdict", "10-anonymous", seconds=120)
+            (frame,) = user.find(marker="report").elements
+            assert frame.props["srcdoc"] == html
+            (button,) = user.find(marker="download-report").elements
+            assert button.enabled
+
+    asyncio.run(scenario())

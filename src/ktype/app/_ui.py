@@ -260,7 +260,7 @@ def build_page() -> None:
                 ui.button("Release: Parquet", on_click=guarded(lambda: download(res, "parquet"))).props(
                     "data-testid=download-parquet")
                 rb = ui.button("HTML report", on_click=guarded(lambda: download(res, "report"))).props(
-                    "data-testid=download-report")
+                    "data-testid=download-report").mark("download-report")
                 if report_writer() is None:
                     rb.disable()
                     rb.tooltip("needs ktype.report")
@@ -282,13 +282,18 @@ def build_page() -> None:
             plots_view(res)
 
         def plots_view(res: RunResult) -> None:
-            writer = report_writer()
-            if writer is None:
+            if report_writer() is None:
                 return  # HOOK: ktype.report's plots appear here once it is installed
-            name, data = session.export_report(res)
             ui.label("Report").classes("font-bold mt-2")
-            ui.element("iframe").props(f'srcdoc="{_attr(data.decode("utf-8"))}" data-testid=report').classes(
-                "w-full").style("height: 900px; border: 1px solid #ccc")
+            try:
+                _, data = session.export_report(res)
+            except AppError as e:
+                ui.label(f"The report could not be made: {e}").classes("text-red-700")
+                return
+            frame = ui.element("iframe").classes("w-full").style("height: 900px; border: 1px solid #ccc")
+            frame.props["srcdoc"] = data.decode("utf-8")  # set as a value: never parsed as a props string
+            frame.props["data-testid"] = "report"
+            frame.mark("report")
 
         def download(res: RunResult, what: str) -> None:
             if what == "csv":
@@ -344,10 +349,6 @@ def build_page() -> None:
         progress.set_visibility(False)
 
     ui.timer(0.25, tick)
-
-
-def _attr(text: str) -> str:
-    return text.replace("&", "&amp;").replace('"', "&quot;")
 
 
 def _shutdown() -> None:
