@@ -32,13 +32,8 @@ def cli_error(argv: list[str]) -> str:
     from ktype import cli
 
     buf = io.StringIO()
-    with contextlib.redirect_stderr(buf):
-        old = cli.err.file
-        cli.err.file = buf
-        try:
-            code = cli.run(argv)
-        finally:
-            cli.err.file = old
+    with contextlib.redirect_stderr(buf):  # the CLI's console writes to sys.stderr as it is at each print
+        code = cli.run(argv)
     assert code == cli.EXIT_DATA, buf.getvalue()
     text = " ".join(buf.getvalue().split())
     return text.split("error:", 1)[1].strip()
