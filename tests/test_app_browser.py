@@ -96,8 +96,11 @@ def server(tmp_path_factory):
     tmpdir = cwd / "tmp"  # the server's temporary folder, to see what it writes there
     tmpdir.mkdir()
     env["TMPDIR"] = str(tmpdir)
+    log = cwd.parent / "app-server.log"  # a file, not a pipe: a full pipe would block the server
+    out_file = open(log, "w")  # closed at teardown
     proc = subprocess.Popen([sys.executable, "-c", f"import sys; from ktype.app import main; sys.exit(main(port={port}))"],
-                            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            cwd=cwd, env=env, stdout=out_file, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 120
     while True:
@@ -107,16 +110,19 @@ def server(tmp_path_factory):
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                pytest.fail(f"the app did not start: {proc.stdout.read() if proc.stdout else ''}")
+                out_file.close()
+                pytest.fail(f"the app did not start: {log.read_text()}")
             time.sleep(0.5)
     yield url, proc, tmpdir
     proc.terminate()
     try:
-        out, _ = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
-        out, _ = proc.communicate()
-    assert "Traceback" not in (out or ""), out
+        proc.wait()
+    out_file.close()
+    out = log.read_text()
+    assert "Traceback" not in out, out
     assert not list(tmpdir.glob("ktype-app-*")), "a session's folder outlived the server"
     assert sorted(p.name for p in cwd.iterdir()) == ["tmp"], "the app wrote into its working folder"
 
