@@ -66,3 +66,28 @@ def test_check_shows_the_audit_steps_when_asked(tmp_path, capsys):
     assert run(["check", str(out), "--dataset", "adult", "--progress"]) == EXIT_OK
     err = capsys.readouterr().err
     assert "ktype: audit..." in err and "ktype: audit done (5/5)" in err
+
+
+def test_scheduler_runs_the_job_on_dask_and_writes_a_verified_parquet_release(tmp_path, capsys):
+    import json
+
+    import ktype.datasets.synthetic as synthetic
+
+    pytest_dd = __import__("pytest").importorskip("dask")  # the dask extra is in the test extra
+    assert pytest_dd
+    df = synthetic.census(2000, rng=1)
+    (tmp_path / "in").mkdir()
+    for i in range(2):
+        df.iloc[i * 1000:(i + 1) * 1000].to_parquet(tmp_path / "in" / f"part{i}.parquet")
+    out = tmp_path / "out"
+    code = run(["anonymize", str(tmp_path / "in"), "--qi", "Age,Gender,Race",
+                "--insensitive", "Work Class,Country,Occupation,Education Level,Marital Status", "--k", "10",
+                "--algorithm", "mondrian", "--scheduler", "sync", "--output", str(out)])
+    assert code == EXIT_OK
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["records"] == 2000 and all(v["satisfied"] for v in summary["verdicts"])
+    assert summary["verdicts"][0]["smallest_class"] >= 10 and any(out.glob("*.parquet"))
+
+
+def test_app_refuses_a_port_out_of_range():
+    assert run(["app", "--port", "70000"]) == EXIT_DATA

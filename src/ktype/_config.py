@@ -59,6 +59,8 @@ OPTION_KINDS: dict[str, str] = {
     "verbose": "bool",
     # report / link / progress
     "report": "path", "external": "path", "on": "list", "progress": "bool",
+    # web app / Dask
+    "host": "text", "port": "int", "scheduler": "text",
 }
 
 #: other spellings accepted in a config file

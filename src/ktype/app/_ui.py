@@ -39,7 +39,7 @@ def _records(rows: list[dict[str, Any]], testid: str) -> ui.table:
         f"dense flat bordered data-testid={testid}").classes("w-full")
 
 
-def build_page() -> None:
+def build_page() -> None:  # noqa: C901, PLR0915 - one page: its widgets and their event handlers, as NiceGUI builds pages
     """One tab of the app: its own session, removed with the tab."""
     session = Session()
     _SESSIONS.add(session)

@@ -28,6 +28,7 @@ from . import link as _link  # noqa: F401
 from . import listing as _listing  # noqa: F401
 from . import report as _report  # noqa: F401
 from . import risk as _risk  # noqa: F401
+from . import webapp as _webapp  # noqa: F401
 from ._app import (
     EXIT_DATA,
     EXIT_INTERNAL,

@@ -55,6 +55,8 @@ def anatomy(
         if prefix is None:
             raise KtypeError("Give the output prefix with --output P (writes P.qi.csv and P.sensitive.csv).")
         prefix = Path(prefix)
+        if not prefix.name or prefix.name in (".", ".."):
+            raise KtypeError(f"--output needs a file name prefix P (writes P.qi.csv and P.sensitive.csv); got {str(prefix)!r}.")
         if opts.get("l") is None:
             raise KtypeError("Give ℓ with --l (e.g. --l 4).")
         ell = _integer("l", opts["l"], "Anatomy")

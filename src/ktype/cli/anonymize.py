@@ -48,6 +48,10 @@ def anonymize(
     missing: opt.Missing = None,
     report: Annotated[Path | None, typer.Option("--report", help="Also write the HTML report of the release (.html): risk, "
                                                 "information loss, marginals; opens offline.")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Run on Dask (ktype[dask]): local (a cluster on "
+                                                  "this machine), sync, or an address tcp://host:8786; the input is "
+                                                  "a Parquet file, directory or glob and --output a Parquet "
+                                                  "directory (docs/scale.md). flash or mondrian.")] = None,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Show the progress of long runs on "
                                                   "standard error (default: a bar on a terminal, nothing on a pipe; "
                                                   "--progress prints lines on a pipe too).")] = None,
@@ -59,6 +63,9 @@ def anonymize(
 
     try:
         opts = opt.gather(anonymize, params)
+        if opts.get("scheduler") is not None:
+            _on_dask(opts)
+            return
         job = AnonymizationJob.from_config({key: v for key, v in opts.items() if key in CONFIG_KEYS})
         report_path = opts.get("report")
         if report_path is not None:  # refused before any work, like the other outputs
@@ -86,6 +93,37 @@ def anonymize(
         print_json(summary)
         return
     _print_summary(result, summary)
+
+
+def _on_dask(opts: dict[str, Any]) -> None:
+    """``--scheduler``: the same job on a partitioned table with :func:`ktype.dask.anonymize`."""
+    from .._config import parse_hierarchies, split_list
+    from ..exceptions import KtypeError
+    from ..models._names import make_models
+    from ._app import EXIT_OK, EXIT_VIOLATION
+
+    source, output = opts.get("input"), opts.get("output")
+    if source is None or output is None:
+        raise KtypeError("--scheduler runs on a partitioned Parquet input: give INPUT (a file, directory or glob) "
+                         "and --output DIR.")
+    try:
+        import ktype.dask as kd
+    except ImportError as e:
+        raise KtypeError(f"--scheduler needs the 'dask' extra ({e.name or e}): pip install 'ktype[dask]'.") from None
+    from .._config import parse_options
+
+    models = make_models(k=opts.get("k"), l=opts.get("l"), diversity=opts.get("diversity"), c=opts.get("c"),
+                         p=opts.get("p"), t=opts.get("t"), distance=opts.get("distance"),
+                         sensitive=(split_list(opts.get("sensitive")) or [None])[0])
+    summary = kd.anonymize(str(source), output, algorithm=opts.get("algorithm") or "mondrian", models=models,
+                           scheduler=opts.get("scheduler"), options=parse_options(opts.get("option")) or None,
+                           quasi_identifiers=split_list(opts.get("qi")), sensitive=split_list(opts.get("sensitive")),
+                           identifiers=split_list(opts.get("identifier")),
+                           insensitive=split_list(opts.get("insensitive")),
+                           hierarchies=parse_hierarchies(opts.get("hierarchy")))
+    print_json(summary)
+    ok = all(v["satisfied"] for v in summary["verdicts"])
+    raise typer.Exit(EXIT_OK if ok else EXIT_VIOLATION)
 
 
 def _print_summary(result: Any, summary: dict[str, Any]) -> None:
