@@ -83,8 +83,10 @@ JOBS: dict[str, dict[str, Any]] = {
     "iterative_local": {"data": ["adult"], "algorithm": "iterative_local", "cli": ["--k", "5"], "k": 5, "options": {}},
     "k_concealment": {"data": ["adult"], "algorithm": "k_concealment", "cli": ["--k", "10", "--rng", "1"], "k": 10,
                       "options": {}, "rng": 1, "model": "k-concealment"},
-    "freeform_sortgreedy": {"data": ["adult"], "algorithm": "freeform_sortgreedy", "cli": ["--k", "5", "--rng", "1"],
-                            "k": 5, "options": {}, "rng": 1, "rows": 10_000, "model": "freeform-k-anonymity"},
+    "freeform_sortgreedy": {"data": ["adult"], "algorithm": "freeform_sortgreedy",
+                            "cli": ["--k", "5", "--rng", "1", "-o", "partition_size=150"],
+                            "k": 5, "options": {"partition_size": 150}, "rng": 1, "rows": 10_000,
+                            "model": "freeform-k-anonymity"},
     "hybrid": {"data": ["adult"], "algorithm": "hybrid", "cli": ["--l", "2", "--rng", "1"], "l": 2, "options": {},
                "rng": 1, "sensitive": "salary-class"},
 }
@@ -175,8 +177,15 @@ def parts(name: str, data: str, d: dict[str, Any], job: dict[str, Any], tmp: Pat
     t_read = time.perf_counter() - t0
     if job.get("rows"):
         ds = ds.subset(range(job["rows"]))
-    models = [DistinctLDiversity(job["l"], sensitive=sens)] if "l" in job else [
-        model_from_name(job.get("model", "k-anonymity"), k=job["k"])]
+    if "l" in job:  # the algorithm's own ℓ-diversity variant (transparent for Hybrid), as the CLI picks it
+        from ktype.algorithms import get_algorithm
+        from ktype.models import TransparentLDiversity
+
+        own = get_algorithm(job["algorithm"]).models[0]
+        models = [TransparentLDiversity(job["l"], sensitive=sens) if own is TransparentLDiversity
+                  else DistinctLDiversity(job["l"], sensitive=sens)]
+    else:
+        models = [model_from_name(job.get("model", "k-anonymity"), k=job["k"])]
     kw: dict[str, Any] = dict(job["options"])
     if "rng" in job:
         kw["rng"] = job["rng"]
@@ -225,11 +234,13 @@ def main(argv: list[str] | None = None) -> int:
             if args.only and not any(o in name for o in args.only):
                 continue
             for dname in job["data"]:
-                if not args.no_cold:
-                    rows.append(cold_cli(name, dname, data[dname], job, tmp, args.runs))
+                views = ([] if args.no_cold else [cold_cli]) + [parts]
+                for view in views:
+                    try:
+                        rows.append(view(name, dname, data[dname], job, tmp, args.runs))
+                    except Exception as e:  # noqa: BLE001 - a failing job is reported, the others still run
+                        rows.append({"job": name, "data": dname, "view": view.__name__, "error": f"{type(e).__name__}: {e}"})
                     print(json.dumps(rows[-1]), flush=True)
-                rows.append(parts(name, dname, data[dname], job, tmp, args.runs))
-                print(json.dumps(rows[-1]), flush=True)
         if not args.only and not args.no_cold:
             rows.append(cold_risk(data["adult"], args.runs))
             print(json.dumps(rows[-1]), flush=True)
