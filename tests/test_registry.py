@@ -75,17 +75,42 @@ def test_running_one_algorithm_imports_only_its_module():
                                                 "ktype.algorithms.transparent", "ktype.algorithms.mondrian"))], out
 
 
-def test_a_thread_never_gets_an_algorithm_whose_module_is_still_importing(clean_registry, monkeypatch):
+_SLOW_PROBE = """
+import time
+
+from ktype.algorithms._registry import register
+from ktype.models.kanonymity import KAnonymity
+
+
+@register("slow_import_probe", models=(KAnonymity,), recoding="full-domain", description="test probe")
+def slow_import_probe(dataset, models):
+    return _helper(dataset, models)
+
+
+time.sleep(1.0)  # a large module takes a while to finish importing after it registered
+
+
+def _helper(dataset, models):
+    from ktype.algorithms import get_algorithm
+
+    return get_algorithm("flash").impl(dataset, models, measure="loss_metric", max_suppression=0.0)
+"""
+
+
+def test_a_thread_never_gets_an_algorithm_whose_module_is_still_importing(clean_registry, monkeypatch, tmp_path):
     """get_algorithm imports the algorithm's module even when the name is already registered,
     so a second thread waits for the import to finish instead of running half a module."""
+    import sys
     import threading
     import time
 
     from ktype.algorithms import _catalog, get_algorithm
     from ktype.data import load_adult
 
-    monkeypatch.setitem(_catalog.CATALOG, "slow_import_probe", "tests._slow_algorithm")
-    monkeypatch.delitem(__import__("sys").modules, "tests._slow_algorithm", raising=False)
+    (tmp_path / "ktype_slow_probe.py").write_text(_SLOW_PROBE)  # written here: never collected by pytest
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(_catalog.CATALOG, "slow_import_probe", "ktype_slow_probe")
+    monkeypatch.delitem(sys.modules, "ktype_slow_probe", raising=False)
     ds = load_adult(n=200)
     errors: list[BaseException] = []
 
@@ -104,4 +129,5 @@ def test_a_thread_never_gets_an_algorithm_whose_module_is_still_importing(clean_
         t.start()
     for t in threads:
         t.join(60)
+    sys.modules.pop("ktype_slow_probe", None)
     assert not errors, errors
