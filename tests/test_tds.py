@@ -157,7 +157,7 @@ def _options(lo, hi, X, y, hs, k):
             if A_v >= k:
                 by_value.setdefault(v, []).append((gain, A_v, lo2, hi2))
         for v, opts in by_value.items():
-            gain, A_v, lo2, hi2 = opts[0] if hs[j].is_tree else max(opts, key=lambda o: o[0])  # first max: lowest threshold
+            gain, A_v, lo2, hi2 = opts[0] if hs[j].is_tree else max(opts, key=lambda o: round(o[0], 12))  # first max (equal up to rounding): lowest threshold
             out.append((j, v, gain, A_v, A, lo2, hi2))
     return out
 

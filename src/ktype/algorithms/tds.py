@@ -85,7 +85,7 @@ def _thresholds(x: np.ndarray, y: np.ndarray, n_classes: int) -> list[tuple[np.n
     whole = _entropy_rows(cnt.sum(axis=0, keepdims=True))[0]
     gain = np.maximum(whole - (nl * _entropy_rows(left) + nr * _entropy_rows(right)) / len(x), 0.0)
     gain = np.where(gain <= 1e-12, 0.0, gain)
-    order = np.lexsort((np.arange(len(gain)), -gain))
+    order = np.lexsort((np.arange(len(gain)), -np.round(gain, 12)))  # equal up to rounding: the lower threshold
     return [((inv > i).astype(np.int64), float(gain[i])) for i in order]
 
 
