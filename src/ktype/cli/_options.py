@@ -148,5 +148,8 @@ CsvEscape = Annotated[bool | None, typer.Option(
 ReadCsvEscape = Annotated[bool | None, typer.Option(
     "--csv-escape/--no-csv-escape", help="The CSV release was written with formula escaping (default on); "
     "--no-csv-escape reads cells verbatim.")]
+Recoding = Annotated[str | None, typer.Option("--recoding", help="How the release was recoded (full-domain, "
+                                              "multidimensional, local, freeform) when it has no metadata; decides "
+                                              "the scope of ℓ-diversity / t-closeness.")]
 Local = Annotated[bool | None, typer.Option("--local", help="Same as --recoding local: the release is a k-type "
                                                             "local recoding.")]

@@ -87,7 +87,7 @@ def check(
     t: opt.T = None,
     distance: opt.Distance = None,
     diversity: opt.Diversity = None,
-    recoding: Annotated[str | None, typer.Option("--recoding", help="How the release was recoded (full-domain, multidimensional, local, freeform) when it has no metadata; decides the scope of ℓ-diversity / t-closeness.")] = None,
+    recoding: opt.Recoding = None,
     local: opt.Local = None,
     as_json: Annotated[bool | None, typer.Option("--json", help="Print the audit and verdicts as JSON.")] = None,
     config: opt.Config = None,

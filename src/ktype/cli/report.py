@@ -33,7 +33,7 @@ def report(
     t: opt.T = None,
     distance: opt.Distance = None,
     diversity: opt.Diversity = None,
-    recoding: Annotated[str | None, typer.Option("--recoding", help="How the release was recoded when it has no metadata.")] = None,
+    recoding: opt.Recoding = None,
     local: opt.Local = None,
     config: opt.Config = None,
     sep: opt.Sep = None,
