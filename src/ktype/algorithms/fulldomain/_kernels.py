@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import njit
+from .._hashtab import EMPTY, ROW_SEED, capacity, find_or_insert, home_slot, next_slot, row_hash
 
 __all__ = [
     "_box_ids",
@@ -54,25 +55,20 @@ def _rollup_kernel(tab, cnt, maps, offs):  # pragma: no cover - compiled
     their summed counts, and the output row of each input row.
     """
     d, r = tab.shape
-    size = 1
-    while size < 2 * d + 2:
-        size *= 2
-    mask = np.uint64(size - 1)
+    size, shift = capacity(d)
     slots = np.full(size, -1, dtype=np.int64)
     out_tab = np.empty((max(d, 1), r), dtype=tab.dtype)
     out_cnt = np.zeros(max(d, 1), dtype=np.int64)
     inv = np.empty(d, dtype=np.int64)
     buf = np.empty(r, dtype=np.int32)
     g = 0
-    mul = np.uint64(0x9E3779B97F4A7C15)
     for i in range(d):
-        h = np.uint64(0x84222325CBF29CE4)
+        h = ROW_SEED
         for j in range(r):
             v = maps[offs[j] + tab[i, j]]
             buf[j] = v
-            h = (h ^ np.uint64(v)) * mul
-        h ^= h >> np.uint64(29)
-        s = h & mask
+            h = row_hash(h, v)
+        s = home_slot(h, shift)
         while True:
             e = slots[s]
             if e == -1:
@@ -92,7 +88,7 @@ def _rollup_kernel(tab, cnt, maps, offs):  # pragma: no cover - compiled
                 out_cnt[e] += cnt[i]
                 inv[i] = e
                 break
-            s = (s + np.uint64(1)) & mask
+            s = next_slot(s, size)
     return out_tab[:g], out_cnt[:g], inv
 
 
@@ -100,46 +96,30 @@ def _rollup_kernel(tab, cnt, maps, offs):  # pragma: no cover - compiled
 def _merge_keys(keys, cnt, want_inv):  # pragma: no cover - compiled
     """Merge equal non-negative int64 ``keys``: ``(rep, out_cnt, inv)``.
 
-    Open addressing with Fibonacci hashing; each slot holds its key (``-1`` = empty) and its
-    output row, so a probe reads one slot. ``rep[o]`` is the first input row of output row
-    ``o`` (first-appearance order), ``out_cnt`` the summed counts, ``inv`` the output row of
-    each input row (empty unless ``want_inv``).
+    The table of :mod:`ktype.algorithms._hashtab`; each slot holds its key and its output
+    row, so a probe reads one slot. ``rep[o]`` is the first input row of output row ``o``
+    (first-appearance order), ``out_cnt`` the summed counts, ``inv`` the output row of each
+    input row (empty unless ``want_inv``).
     """
     d = keys.shape[0]
-    size = 2
-    shift = np.uint64(63)
-    while size < 2 * d + 2:
-        size *= 2
-        shift -= np.uint64(1)
-    mask = np.uint64(size - 1)
-    mul = np.uint64(0x9E3779B97F4A7C15)
-    skey = np.full(size, -1, dtype=np.int64)
+    size, shift = capacity(d)
+    skey = np.full(size, EMPTY, dtype=np.int64)
     sgrp = np.empty(size, dtype=np.int64)
     inv = np.empty(d if want_inv else 0, dtype=np.int64)
     rep = np.empty(max(d, 1), dtype=np.int64)
     out_cnt = np.empty(max(d, 1), dtype=np.int64)
     g = 0
     for i in range(d):
-        key = keys[i]
-        s = (np.uint64(key) * mul) >> shift
-        while True:
-            e = skey[s]
-            if e == key:
-                o = sgrp[s]
-                out_cnt[o] += cnt[i]
-                if want_inv:
-                    inv[i] = o
-                break
-            if e == -1:
-                skey[s] = key
-                sgrp[s] = g
-                rep[g] = i
-                out_cnt[g] = cnt[i]
-                if want_inv:
-                    inv[i] = g
-                g += 1
-                break
-            s = (s + np.uint64(1)) & mask
+        s, new = find_or_insert(skey, keys[i], shift)
+        if new:
+            sgrp[s] = g
+            rep[g] = i
+            out_cnt[g] = cnt[i]
+            g += 1
+        else:
+            out_cnt[sgrp[s]] += cnt[i]
+        if want_inv:
+            inv[i] = sgrp[s]
     return rep[:g], out_cnt[:g], inv
 
 

@@ -64,6 +64,7 @@ from ...exceptions import HierarchyError, VerificationError
 from ...models._base import PrivacyModel
 from ...models.kanonymity import KAnonymity
 from ...release import Release
+from .._hashtab import EMPTY, capacity, find_or_insert
 from .._registry import register
 from ._core import Problem
 
@@ -136,15 +137,11 @@ def _sweep_kernel(X, k, nodes, gmap, goff, ngroups):  # pragma: no cover - compi
     at = np.full(n, -1, dtype=np.int64)
     rem = np.arange(n)
     nrem = n
-    size = 1
-    while size < 2 * n + 2:
-        size *= 2
-    mask = np.int64(size - 1)
-    skey = np.full(size, -1, dtype=np.int64)
+    size, shift = capacity(n)
+    skey = np.full(size, EMPTY, dtype=np.int64)
     scnt = np.zeros(size, dtype=np.int64)
     sgid = np.full(size, -1, dtype=np.int64)
     slot = np.empty(n, dtype=np.int64)
-    keys = np.empty(n, dtype=np.int64)
     nxt = 0
     for t in range(nodes.shape[0]):
         if nrem < k:
@@ -156,11 +153,7 @@ def _sweep_kernel(X, k, nodes, gmap, goff, ngroups):  # pragma: no cover - compi
             for j in range(r):
                 lev = nodes[t, j]
                 key = key * ngroups[j, lev] + gmap[goff[j, lev] + X[i, j]]
-            keys[q] = key
-            h = (key * np.int64(-7046029254386353131)) & mask
-            while skey[h] != -1 and skey[h] != key:
-                h = (h + 1) & mask
-            skey[h] = key
+            h, _ = find_or_insert(skey, key, shift)
             scnt[h] += 1
             slot[q] = h
         # release the classes with >= k records, compact the rest
@@ -179,7 +172,7 @@ def _sweep_kernel(X, k, nodes, gmap, goff, ngroups):  # pragma: no cover - compi
                 w += 1
         for q in range(nrem):  # clear the touched slots
             h = slot[q]
-            skey[h] = -1
+            skey[h] = EMPTY
             scnt[h] = 0
             sgid[h] = -1
         nrem = w
