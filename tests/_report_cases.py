@@ -27,6 +27,5 @@ def release(family: str) -> ktype.Release:
     alg, params, kw = FAMILIES[family]
     ds = ktype.load_adult(n=N, **kw)
     rel = ktype.anonymize(ds, algorithm=alg, **params)
-    rel.provenance["created"] = "2026-01-01T00:00:00Z"
-    rel.provenance["timings"] = {k: 0.0 for k in rel.provenance.get("timings", {})}
-    return rel
+    return rel.replace(provenance={**rel.provenance, "created": "2026-01-01T00:00:00Z",
+                                   "timings": {k: 0.0 for k in rel.provenance.get("timings", {})}})

@@ -82,8 +82,7 @@ def test_optimality_catches_a_non_optimal_algorithm(toy):
     def top(dataset, models, *, measure="loss_metric", max_suppression=0.0):
         lo, hi, lev = _top(dataset)
         rel = Release.build(dataset, lo, hi, recoding="full-domain", levels=lev)
-        rel.provenance.update({"objective": loss_metric(rel), "objective_measure": measure})
-        return rel
+        return rel.replace(provenance={**rel.provenance, "objective": loss_metric(rel), "objective_measure": measure})
 
     info = toy("toy_top", top, optimal=True, constraints={"measure": [Options(("loss_metric",))], **_SUP})
     ac.check_reported_objective(info)

@@ -7,6 +7,7 @@ values computed on it, and the properties the paper states (§2.2, §3, §5-8).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -98,8 +99,9 @@ def test_table1_printed_erratum_fails_the_checker():
     outside t'2's printed box and the in-degrees become 4 (t4) and 2 (t3)."""
     rel = release_from_pre(table1(), TABLE1_PRE)
     r2 = int(np.flatnonzero(rel.source == 2)[0])
-    rel.preimages[r2] = [2, 4, 5]
-    res = FreeformKAnonymity(3).check(rel)
+    pre = rel.preimages.copy()
+    pre[r2] = [2, 4, 5]
+    res = FreeformKAnonymity(3).check(dataclasses.replace(rel, preimages=pre))
     assert not res.satisfied and res.summary["edges_outside_box"] == 1 and not res.summary["regular"]
 
 
@@ -406,36 +408,27 @@ def test_checker_rejects_planted_bugs():
     model = FreeformKAnonymity(4)
     assert model.check(rel).satisfied
     # 1. the true record is not among the box's pre-images (alpha outside E)
-    bad = _copy(rel)
-    r = int(np.flatnonzero((bad.preimages != bad.source[:, None]).all(axis=1) | True)[0])
-    others = [int(x) for x in range(ds.n) if x not in bad.preimages[r]]
-    bad.source = bad.source.copy()
-    j = int(np.flatnonzero(bad.source == others[0])[0])
-    bad.source[[r, j]] = bad.source[[j, r]]
-    res = model.check(bad)
+    r = int(np.flatnonzero((rel.preimages != rel.source[:, None]).all(axis=1) | True)[0])
+    others = [int(x) for x in range(ds.n) if x not in rel.preimages[r]]
+    source = rel.source.copy()
+    j = int(np.flatnonzero(source == others[0])[0])
+    source[[r, j]] = source[[j, r]]
+    res = model.check(dataclasses.replace(rel, source=source))
     assert not res.satisfied and res.summary["untruthful_rows"] >= 1
     # 2. a box shrunk so that one pre-image falls outside
-    bad = _copy(rel)
     c = int(np.flatnonzero(~range_columns(ds))[0])
-    r = int(np.flatnonzero(bad.value_sets[c].sum(axis=1) > 1)[0])
-    v = int(ds.X[bad.preimages[r, 0], c])
-    keep = bad.value_sets[c][r].copy()
-    if keep.sum() > 1 and not (ds.X[bad.preimages[r], c] == v).all():
-        bad.value_sets[c] = bad.value_sets[c].copy()
-        bad.value_sets[c][r, v] = False
-        res = model.check(bad)
+    r = int(np.flatnonzero(rel.value_sets[c].sum(axis=1) > 1)[0])
+    v = int(ds.X[rel.preimages[r, 0], c])
+    keep = rel.value_sets[c][r].copy()
+    if keep.sum() > 1 and not (ds.X[rel.preimages[r], c] == v).all():
+        shrunk = rel.value_sets[c].copy()
+        shrunk[r, v] = False
+        res = model.check(dataclasses.replace(rel, value_sets={**rel.value_sets, c: shrunk}))
         assert not res.satisfied and res.summary["edges_outside_box"] >= 1
     # 3. a graph that is not regular (one original twice in a box)
-    bad = _copy(rel)
-    bad.preimages = bad.preimages.copy()
-    bad.preimages[0, 1] = bad.preimages[0, 0]
-    assert not model.check(bad).satisfied
-
-
-def _copy(rel: FreeformRelease) -> FreeformRelease:
-    import copy
-
-    return copy.copy(rel)
+    pre = rel.preimages.copy()
+    pre[0, 1] = pre[0, 0]
+    assert not model.check(dataclasses.replace(rel, preimages=pre)).satisfied
 
 
 def test_value_set_labels_and_cells():

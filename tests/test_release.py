@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ktype import Dataset, Hierarchy
-from ktype.exceptions import DataError
+from ktype.exceptions import DataError, ImmutableError, InvalidParameterError
 from ktype.release import Release
 
 HIER = {"age": {"intervals": [10, 20]}, "zip": {"masking": [1, 2, 3]}}
@@ -157,9 +160,59 @@ def test_original_x_and_sensitive_codes_follow_release_order():
     # every released cell covers its original
     X = rel.original_X()
     assert ((rel.lo <= X) & (X <= rel.hi)).all()
-    rel.source = None
     with pytest.raises(DataError, match=r"read from a published file"):
-        rel.original_X()
+        dataclasses.replace(rel, source=None).original_X()
+
+
+def test_a_release_is_immutable():
+    """No field, array or metadata mapping of a built release can change; ``replace`` gives a
+    new release with other metadata and leaves the old one as it was."""
+    ds = make_dataset(make_df(25, 6))
+    rel = level_release(ds)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rel.source = None
+    for name in ("lo", "hi", "suppressed", "source"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(rel, name)[0] = 0
+    with pytest.raises(ImmutableError, match="immutable"):
+        rel.provenance["algorithm"] = "forged"
+    with pytest.raises(ImmutableError, match="immutable"):
+        rel.loss.update(loss_metric=0.0)
+    with pytest.raises(ImmutableError, match="immutable"):
+        rel.provenance.setdefault("versions", {})["numpy"] = "0"
+    new = rel.replace(provenance={**rel.provenance, "note": "x"}, loss={"loss_metric": 0.5})
+    assert new is not rel and new.provenance["note"] == "x" and "note" not in rel.provenance
+    assert new.loss == {"loss_metric": 0.5} and rel.loss == {}
+    assert new.lo is rel.lo  # the rows are shared, never copied
+    with pytest.raises(InvalidParameterError, match="only"):
+        rel.replace(lo=rel.lo)
+    # a copy survives pickling (the app's worker sends releases between processes)
+    back = pickle.loads(pickle.dumps(new))
+    assert back.provenance == new.provenance and np.array_equal(back.lo, new.lo)
+    with pytest.raises(ImmutableError, match="immutable"):
+        back.provenance["note"] = "y"
+
+
+def test_the_registry_returns_a_new_release():
+    """The registry records models, provenance and loss on a new value: the algorithm's own
+    release object is never changed after it returned it."""
+    from ktype.algorithms import get_algorithm
+    from ktype.algorithms._registry import _run_body
+    from ktype.models import KAnonymity
+
+    info = get_algorithm("mondrian")
+    seen = []
+
+    @functools.wraps(info.impl)  # the registry reads the defaults from the signature
+    def spy(dataset, models, **kw):
+        seen.append(info.impl(dataset, models, **kw))
+        return seen[-1]
+
+    ds = make_dataset(make_df(40, 6))
+    out = _run_body(dataclasses.replace(info, impl=spy), ds, KAnonymity(2), rng=None)
+    assert out is not seen[0]
+    assert "verified" not in seen[0].provenance and seen[0].models == () and seen[0].loss == {}
+    assert out.provenance["verified"] is True and out.models and "loss_metric" in out.loss
 
 
 # ---------------------------------------------------------------------------- save

@@ -291,7 +291,7 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
                     **({"algorithm_source": "release metadata"} if metadata and metadata.get("algorithm") else {})},
     )
     if rec != "freeform":
-        return Release(lo=lo, hi=hi, **common), []
+        return Release(lo=lo, hi=hi, **common)._seal(), []
     from .freeform_release import FreeformRelease
 
     # exact cells as published; lo/hi their closure under each hierarchy (FreeformRelease)
@@ -299,7 +299,7 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
     for j, h in enumerate(dataset.hierarchies):  # loop over columns
         clo[:, j], chi[:, j] = h.closure(lo[:, j], hi[:, j])
     value_sets = {j: np.vstack([v, np.ones((s, v.shape[1]), dtype=bool)]) for j, v in sets.items()}
-    return FreeformRelease(lo=clo, hi=chi, cell_lo=lo, cell_hi=hi, value_sets=value_sets, **common), []
+    return FreeformRelease(lo=clo, hi=chi, cell_lo=lo, cell_hi=hi, value_sets=value_sets, **common)._seal(), []
 
 
 # ------------------------------------------------------------------------------ generalization
@@ -610,7 +610,7 @@ def _audit(  # noqa: C901, PLR0912, PLR0913, PLR0915
     from .models._table import model_scope
 
     facts["scopes"] = {str(m): model_scope(m, rel.recoding) for m in models}
-    _verify_algorithm_claim(ds, rel, models)
+    rel = _verify_algorithm_claim(ds, rel, models)
     results = []
     with shared_graph(rel, graph) if graph is not None else nullcontext():  # built and matched once
         for m in models:
@@ -669,14 +669,14 @@ def _dataset(original: pd.DataFrame | Dataset, published: pd.DataFrame, meta: Ma
     return ds, untrusted
 
 
-def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyModel]) -> None:
+def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyModel]) -> Release:
     """Check the metadata's algorithm name where a checker would otherwise take it on trust.
 
     The sufficient condition of :class:`~ktype.models.TransparentLDiversity` (used above its
     exact method's size) holds for the outputs of a proved-transparent algorithm only. Tailor
     with distinct identifiers is deterministic (Xiao, Tao & Koudas, TODS 2010, §3.1: ties
     broken by the public identifier order, Definitions 9-10), so it is re-run on the original and its output
-    compared with the release; the outcome goes into the release's provenance
+    compared with the release; the outcome goes into the provenance of the release returned
     (``algorithm_verified`` / ``algorithm_refuted`` / ``algorithm_not_verified``) for the checker. Ace and Hybrid draw
     secret random choices, and Tailor without distinct identifiers breaks ties by a secret
     order: those claims stay unverified, and the check says so.
@@ -685,17 +685,16 @@ def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyM
 
     prov = rel.provenance
     if prov.get("algorithm_source") != "release metadata":
-        return
+        return rel
     alg = str(prov.get("algorithm", "")).strip().lower().replace("-", "_")
     todo = [m for m in models if isinstance(m, TransparentLDiversity) and m.algorithm is None
             and m.resolved_method(rel) == "sufficient"]
     if not todo or alg != "tailor":
-        return
+        return rel
     keys = ds.data[ds.identifiers].astype(str).agg("\x1f".join, axis=1) if ds.identifiers else None
     if keys is None or keys.duplicated().any():
-        prov["algorithm_not_verified"] = ("tailor breaks ties by a secret random order when the identifiers are not "
-                                          "distinct, so its output cannot be recomputed")
-        return
+        return _noted(rel, algorithm_not_verified="tailor breaks ties by a secret random order when the identifiers "
+                      "are not distinct, so its output cannot be recomputed")
     from .algorithms import run
 
     m = todo[0]
@@ -703,8 +702,7 @@ def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyM
     try:
         ref = run("tailor", ds, TransparentLDiversity(m.l, sensitive=m.sensitive), rng=0)
     except KtypeError as e:
-        prov["algorithm_not_verified"] = f"tailor cannot run on the original ({e})"
-        return
+        return _noted(rel, algorithm_not_verified=f"tailor cannot run on the original ({e})")
 
     def rows(r: Release) -> np.ndarray:
         keep = ~np.asarray(r.suppressed, dtype=bool)
@@ -712,9 +710,12 @@ def _verify_algorithm_claim(ds: Dataset, rel: Release, models: Sequence[PrivacyM
         return t[np.lexsort(t.T[::-1])] if len(t) else t
 
     if rows(ref).shape == rows(rel).shape and np.array_equal(rows(ref), rows(rel)):
-        prov["algorithm_verified"] = "tailor re-run on the original (distinct identifiers) publishes this release"
-    else:
-        prov["algorithm_refuted"] = "re-run on the original (distinct identifiers), tailor publishes another release"
+        return _noted(rel, algorithm_verified="tailor re-run on the original (distinct identifiers) publishes this release")
+    return _noted(rel, algorithm_refuted="re-run on the original (distinct identifiers), tailor publishes another release")
+
+
+def _noted(rel: Release, **notes: str) -> Release:
+    return rel.replace(provenance={**rel.provenance, **notes})
 
 
 def _claimed_k(model: PrivacyModel | Sequence[PrivacyModel] | None, meta: Mapping[str, Any] | None) -> int:

@@ -22,6 +22,7 @@ __all__ = [
     "OutputError",
     "OutputPathError",
     "AuditError",
+    "ImmutableError",
 ]
 
 
@@ -109,3 +110,8 @@ class AuditError(KtypeError):
     def __init__(self, message: str, report: object = None) -> None:
         super().__init__(message)
         self.report = report
+
+
+class ImmutableError(KtypeError, TypeError):
+    """A change of something ktype made immutable: a field, array or metadata mapping of a
+    :class:`~ktype.release.Release`. Build a new value instead (``Release.replace``)."""

@@ -30,7 +30,6 @@ checker only and is never exported, like ``source``.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +40,7 @@ from ._grouping import group_ids
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL, value_keys
 from .exceptions import DataError, HierarchyError
-from .release import Release, versions
+from .release import FrozenDict, Release, _stamped
 
 __all__ = ["FreeformRelease", "range_columns", "set_labels", "split_set_label", "escape_set_value", "parse_freeform_labels"]
 
@@ -139,7 +138,7 @@ def set_labels(leaves: list, member: np.ndarray) -> list[str]:
     return lab_arr[np.searchsorted(uniq, ids)].tolist()
 
 
-@dataclass
+@dataclass(frozen=True)
 class FreeformRelease(Release):
     """A :class:`~ktype.release.Release` whose cells are freeform (ranges and value sets).
 
@@ -197,16 +196,23 @@ class FreeformRelease(Release):
             suppressed=np.zeros(n, dtype=bool),
             source=np.asarray(source, dtype=np.int64).copy(),
             recoding="freeform",
-            provenance=dict(provenance or {}),
+            provenance=_stamped(provenance),
             cell_lo=cell_lo,
             cell_hi=cell_hi,
             value_sets=sets,
             preimages=None if preimages is None else np.asarray(preimages, dtype=np.int64).copy(),
         )
         rel._canonicalize()
-        rel.provenance.setdefault("created", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        rel.provenance.setdefault("versions", versions())
-        return rel
+        return rel._seal()
+
+    def _array_fields(self) -> list[np.ndarray | None]:
+        return [*super()._array_fields(), self.cell_lo, self.cell_hi, self.preimages, *self.value_sets.values()]
+
+    def _seal(self) -> FreeformRelease:
+        if not isinstance(self.value_sets, FrozenDict):
+            self._set(value_sets=FrozenDict(self.value_sets))
+        super()._seal()
+        return self
 
     def _content_rank(self) -> np.ndarray:
         """Rank of each row's exact published QI content (ranges and sets)."""
@@ -230,11 +236,9 @@ class FreeformRelease(Release):
         inv = np.empty(len(old), dtype=np.int64)
         inv[old] = np.arange(len(old))
         order = inv[self.source]
-        self.cell_lo = np.ascontiguousarray(self.cell_lo[order])
-        self.cell_hi = np.ascontiguousarray(self.cell_hi[order])
-        self.value_sets = {j: np.ascontiguousarray(s[order]) for j, s in self.value_sets.items()}
-        if self.preimages is not None:
-            self.preimages = np.ascontiguousarray(self.preimages[order])
+        self._set(cell_lo=np.ascontiguousarray(self.cell_lo[order]), cell_hi=np.ascontiguousarray(self.cell_hi[order]),
+                  value_sets={j: np.ascontiguousarray(s[order]) for j, s in self.value_sets.items()},
+                  preimages=None if self.preimages is None else np.ascontiguousarray(self.preimages[order]))
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]:
         """The exact published cells ``(lo, hi, value_sets)``."""

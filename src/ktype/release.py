@@ -1,7 +1,14 @@
-"""The :class:`Release`: what an algorithm returns and what gets published."""
+"""The :class:`Release`: what an algorithm returns and what gets published.
+
+Length: the immutable release value (construction in canonical order, read-only arrays and
+metadata, ``replace``) and its file format (metadata, atomic CSV/Parquet writing with the
+read-back check, reading a published file back) are one contract; they are kept together so
+that what is written is exactly what the value describes.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from dataclasses import dataclass, field
@@ -15,9 +22,9 @@ from ._grouping import lexsort_rows
 from ._io import atomic_write, check_output_path, csv_text, escape_csv_cells, output_format, read_back_check
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
-from .exceptions import DataError, StaleMetadataError
+from .exceptions import DataError, ImmutableError, InvalidParameterError, StaleMetadataError
 
-__all__ = ["Release", "versions", "read_release", "sidecar_path", "hierarchy_fingerprint"]
+__all__ = ["Release", "FrozenDict", "versions", "read_release", "sidecar_path", "hierarchy_fingerprint"]
 
 RECODINGS = ("full-domain", "multidimensional", "local", "freeform")
 
@@ -88,7 +95,43 @@ def versions() -> dict[str, str]:
     return out
 
 
-@dataclass
+class FrozenDict(dict):
+    """A ``dict`` that refuses every change: the provenance and loss of a :class:`Release`.
+
+    It is still a ``dict`` (JSON, ``==``, ``**`` unpacking and ``dict(...)`` work); nested
+    mappings are frozen too. Build a changed copy with ``{**d, key: value}``.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise ImmutableError("A release is immutable: build a new one with Release.replace(provenance=..., loss=...).")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle and deepcopy rebuild from a plain dict
+        return (FrozenDict, (dict(self),))
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` with every nested mapping a :class:`FrozenDict` (lists stay lists)."""
+    if isinstance(value, dict):
+        if isinstance(value, FrozenDict):
+            return value
+        return FrozenDict({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_frozen(v) for v in value]
+    return value
+
+
+def _read_only(a: np.ndarray | None) -> np.ndarray | None:
+    if isinstance(a, np.ndarray) and a.flags.writeable:
+        a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True)
 class Release:
     """A generalized table ready for publication.
 
@@ -122,6 +165,11 @@ class Release:
         on: secret OS entropy, a caller's seed or generator — never the seed itself —, or
         none: a deterministic algorithm, a deterministic variant, or a run that drew no
         random number), timings, versions.
+
+    A release is **immutable**: its fields cannot be reassigned, its arrays are read-only
+    once built (:meth:`build`, :meth:`~ktype.freeform_release.FreeformRelease.from_cells`),
+    and ``provenance``/``loss`` are :class:`FrozenDict`. :meth:`replace` returns a new
+    release with other metadata (this is how the registry records its verification).
     """
 
     dataset: Dataset
@@ -136,6 +184,52 @@ class Release:
     published_sensitive: dict[str, np.ndarray] | None = None
     #: the privacy models the release was verified against (set by the registry)
     models: tuple = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "provenance", _frozen(dict(self.provenance)))
+        object.__setattr__(self, "loss", _frozen(dict(self.loss)))
+        object.__setattr__(self, "models", tuple(self.models))
+
+    def _set(self, **fields: Any) -> None:
+        """Assign fields during construction only (canonical order, before :meth:`_seal`)."""
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def _array_fields(self) -> list[np.ndarray | None]:
+        out = [self.lo, self.hi, self.suppressed, self.source, self.levels]
+        if self.published_sensitive is not None:
+            out.extend(self.published_sensitive.values())
+        return out
+
+    def _seal(self) -> Release:
+        """Make the row arrays read-only (the end of every construction path)."""
+        for a in self._array_fields():
+            _read_only(a)
+        if self.published_sensitive is not None and not isinstance(self.published_sensitive, FrozenDict):
+            object.__setattr__(self, "published_sensitive", FrozenDict(self.published_sensitive))
+        return self
+
+    _METADATA_FIELDS = frozenset({"provenance", "loss", "models"})
+
+    def replace(self, **changes: Any) -> Release:
+        """A new release with other ``provenance``, ``loss`` or ``models`` (the rows stay).
+
+        ``provenance``/``loss`` replace the old mappings whole: merge explicitly, e.g.
+        ``rel.replace(loss={**rel.loss, "loss_metric": 0.3})``.
+        """
+        bad = sorted(set(changes) - self._METADATA_FIELDS)
+        if bad:
+            raise InvalidParameterError(f"Release.replace changes only {sorted(self._METADATA_FIELDS)}; not {bad} "
+                            "(the rows of a release are fixed when it is built).")
+        return dataclasses.replace(self, **changes)._seal()
+
+    def with_published_sensitive(self, published: dict[str, np.ndarray]) -> Release:
+        """A new release whose sensitive columns publish ``published`` (codes, in this
+        release's row order) instead of the records' own values, re-sorted canonically:
+        the perturbation of :func:`ktype.algorithms.transparent.mask.mask`."""
+        rel = dataclasses.replace(self, published_sensitive={c: np.asarray(v) for c, v in published.items()})
+        rel._canonicalize(None)
+        return rel._seal()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -186,12 +280,10 @@ class Release:
             source=source,
             recoding=recoding,
             levels=None if levels is None else np.asarray(levels, dtype=np.int64),
-            provenance=dict(provenance or {}),
+            provenance=_stamped(provenance),
         )
         rel._canonicalize(classes)
-        rel.provenance.setdefault("created", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        rel.provenance.setdefault("versions", versions())
-        return rel
+        return rel._seal()
 
     def _canonicalize(self, classes: np.ndarray | None = None) -> None:
         """Sort rows by published content (suppressed last), ties by sensitive values."""
@@ -224,13 +316,11 @@ class Release:
             for c in self.dataset.insensitive:
                 cols.append(_sort_codes(self.dataset.data[c].to_numpy()[self.source]))
         order = lexsort_rows(cols) if len(self.lo) else np.arange(0)
-        self.lo = np.ascontiguousarray(self.lo[order])
-        self.hi = np.ascontiguousarray(self.hi[order])
-        self.suppressed = self.suppressed[order]
-        if self.source is not None:
-            self.source = self.source[order]
-        if self.published_sensitive is not None:
-            self.published_sensitive = {c: v[order] for c, v in self.published_sensitive.items()}
+        self._set(lo=np.ascontiguousarray(self.lo[order]), hi=np.ascontiguousarray(self.hi[order]),
+                  suppressed=self.suppressed[order],
+                  source=None if self.source is None else self.source[order],
+                  published_sensitive=None if self.published_sensitive is None
+                  else {c: v[order] for c, v in self.published_sensitive.items()})
 
     # ------------------------------------------------------------------ basic facts
     @property
@@ -488,6 +578,14 @@ class Release:
     def __repr__(self) -> str:
         alg = self.provenance.get("algorithm", "?")
         return f"Release({alg}, {self.n} rows, {self.n_suppressed} suppressed, {self.recoding})"
+
+
+def _stamped(provenance: dict[str, Any] | None) -> dict[str, Any]:
+    """The provenance of a new release: the caller's, with its creation time and versions."""
+    prov = dict(provenance or {})
+    prov.setdefault("created", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    prov.setdefault("versions", versions())
+    return prov
 
 
 def read_release(

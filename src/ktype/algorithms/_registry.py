@@ -249,27 +249,24 @@ def _run_body(info: AlgorithmInfo, dataset: Dataset, model: Any, *, rng: RNGLike
     with CompileTimer() as c_ver, stage("verification", detail="independent checker"):
         verify_release(release, models, max_suppression=opts.get("max_suppression"), algorithm=info.name)
         t2 = time.perf_counter()
-    release.models = tuple(models)
     prov = release.provenance
-    prov.update(
-        {
-            "algorithm": info.name,
-            "reference": info.reference,
-            "recoding": info.recoding,
-            "parameters": {k: v for k, v in opts.items()},
-            "models": [str(m) for m in models],
-            "randomness": randomness,
-            "timings": {
-                **prov.get("timings", {}),
-                "algorithm_s": round(max(t1 - t0 - c_alg.seconds, 0.0), 6),
-                "verification_s": round(max(t2 - t1 - c_ver.seconds, 0.0), 6),
-                "compile_s": round(c_alg.seconds + c_ver.seconds, 6),
-            },
-            "verified": True,
-        }
-    )
-    _attach_loss(release)
-    return release
+    provenance = {
+        **prov,
+        "algorithm": info.name,
+        "reference": info.reference,
+        "recoding": info.recoding,
+        "parameters": {k: v for k, v in opts.items()},
+        "models": [str(m) for m in models],
+        "randomness": randomness,
+        "timings": {
+            **prov.get("timings", {}),
+            "algorithm_s": round(max(t1 - t0 - c_alg.seconds, 0.0), 6),
+            "verification_s": round(max(t2 - t1 - c_ver.seconds, 0.0), 6),
+            "compile_s": round(c_alg.seconds + c_ver.seconds, 6),
+        },
+        "verified": True,
+    }
+    return _with_loss(release.replace(models=tuple(models), provenance=provenance))
 
 
 def _generator_state(gen: np.random.Generator) -> tuple:
@@ -315,8 +312,7 @@ def _run_forced(
     prov["parameters"] = {**prov.get("parameters", {}), **({"max_suppression": ms} if ms is not None else {})}
     release = Release.build(dataset, lo, hi, suppressed=sup, recoding=part.recoding, levels=part.levels, provenance=prov)
     verify_release(release, models, max_suppression=ms, algorithm=info.name)
-    _attach_loss(release)
-    return release
+    return _with_loss(release.replace(models=tuple(models)))
 
 
 def verify_release(release: Release, models: Sequence[PrivacyModel], *, max_suppression: float | None = None, algorithm: str = "algorithm") -> None:
@@ -371,8 +367,8 @@ def _all_allowed(h: Any, lo: np.ndarray, hi: np.ndarray) -> bool:
     return bool(h.is_allowed(present // size, present % size).all())
 
 
-def _attach_loss(release: Release) -> None:
-    """Store the standard loss values in ``release.loss`` (recomputed by the common checks)."""
+def _with_loss(release: Release) -> Release:
+    """The release with the standard loss values in ``release.loss`` (recomputed by the common checks)."""
     from ..measures import loss_metric
 
-    release.loss["loss_metric"] = float(loss_metric(release))
+    return release.replace(loss={**release.loss, "loss_metric": float(loss_metric(release))})

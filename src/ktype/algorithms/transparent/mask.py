@@ -170,6 +170,5 @@ def mask(dataset: Dataset, models: tuple[PrivacyModel, ...], *, k: int | None = 
                                     "protected": None if protected is None else sorted(str(v) for v in protected)})
     # release rows are in canonical order; attach the published values, then re-sort by them
     pub = published[rel.source]
-    rel.published_sensitive = {c: (pub if c == col else dataset.sensitive_codes[c][rel.source]) for c in dataset.sensitive}
-    rel._canonicalize(None)
-    return rel
+    return rel.with_published_sensitive(
+        {c: (pub if c == col else dataset.sensitive_codes[c][rel.source]) for c in dataset.sensitive})
