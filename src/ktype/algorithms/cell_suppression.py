@@ -29,8 +29,25 @@ Deviations and choices, recorded:
   edge weight is counted twice). A tree where neither is possible keeps its size.
 * Ties (equal weights) go to the lowest pair of records in a canonical order by content, so the
   clusters do not depend on the input row order.
-* The k = 2 special case (1.5-approximation by a minimum-weight [1,2]-factor) is not
-  implemented.
+
+The k = 2 special case (``method="cycle_cover"``; survey §5, "1.5-approximation for
+2-anonymity", from Aggarwal et al.): the chapter clusters the components of a minimum-weight
+[1,2]-factor of the graph (a spanning subgraph whose vertices have degree 1 or 2: paths and
+cycles). Computing that factor needs a general (non-bipartite) weighted matching. ktype
+computes instead a minimum-weight **cycle cover** of the complete directed graph — a
+permutation without fixed points, by the assignment problem (``scipy.optimize.
+linear_sum_assignment``, O(n³)) — a directed 2-cycle being a pair of records. Its weight W is
+also a lower bound on the optimum: an optimal solution can be taken with clusters of 2 or 3
+records (splitting a larger cluster never adds suppressed cells), a pair costing 2·d = the
+weight of its 2-cycle and a triple disagreeing on D attributes costing 3·D ≥ the weight of its
+3-cycle. Each cycle is then cut into clusters of 2 or 3 consecutive records: a 2- or 3-cycle
+is one cluster (a 3-cycle disagreeing on D attributes weighs at least 2·D: cost ≤ 1.5 × its
+weight); an even cycle is split by the lighter of its two perfect matchings (cost ≤ its
+weight); an odd cycle of m ≥ 5 records into one triple and pairs, at the rotation of least
+cost (the average over the m rotations is at most (m + 3)/m × its weight). **Deviation,
+recorded**: the guarantee is therefore 8/5 (1.6, reached only by 5-cycles), not the chapter's
+1.5; ``provenance["cell_suppression"]`` records W and the certified factor ``objective / W``.
+The n × n distance matrix limits this method to :data:`CYCLE_COVER_MAX_ROWS` records.
 """
 
 from __future__ import annotations
@@ -39,13 +56,18 @@ import numpy as np
 
 from .._grouping import lexsort_rows
 from .._jit import njit
+from .._validation import Options
 from ..data.dataset import Dataset
+from ..exceptions import InvalidParameterError
 from ..models._base import PrivacyModel
 from ..models.kanonymity import KAnonymity
 from ..release import Release, _sort_codes
 from ._registry import register
 
-__all__ = ["cell_suppression", "forest_clusters"]
+__all__ = ["cell_suppression", "forest_clusters", "cycle_cover_clusters", "CYCLE_COVER_MAX_ROWS"]
+
+#: the k = 2 method holds an n × n distance matrix (and scipy's float copy of it)
+CYCLE_COVER_MAX_ROWS = 4000
 
 
 @njit
@@ -226,6 +248,86 @@ def _decompose(n, eu, ev, k, limit):  # noqa: C901, PLR0912, PLR0915
     return label, g
 
 
+@njit
+def _split_cycles(X, perm, D):  # noqa: C901, PLR0912
+    """Cut every cycle of ``perm`` into clusters of 2 or 3 consecutive records (see the module
+    docstring): a label per record and the number of clusters. D: Hamming distances."""
+    n, r = X.shape
+    label = np.full(n, -1, dtype=np.int64)
+    g = 0
+    cyc = np.empty(n, dtype=np.int64)
+    for s0 in range(n):
+        if label[s0] >= 0:
+            continue
+        m = 0
+        v = s0
+        while True:
+            cyc[m] = v
+            m += 1
+            label[v] = -2
+            v = perm[v]
+            if v == s0:
+                break
+        if m <= 3:
+            for t in range(m):
+                label[cyc[t]] = g
+            g += 1
+            continue
+        if m % 2 == 0:  # the lighter of the two perfect matchings of the cycle
+            w0 = 0
+            w1 = 0
+            for t in range(0, m, 2):
+                w0 += D[cyc[t], cyc[t + 1]]
+                w1 += D[cyc[t + 1], cyc[(t + 2) % m]]
+            start = 0 if w0 <= w1 else 1
+            for t in range(0, m, 2):
+                label[cyc[(start + t) % m]] = g
+                label[cyc[(start + t + 1) % m]] = g
+                g += 1
+            continue
+        best = -1
+        best_cost = 0
+        for s in range(m):  # odd: a triple at s, pairs after it; the rotation of least cost
+            a, b, c = cyc[s], cyc[(s + 1) % m], cyc[(s + 2) % m]
+            dis = 0
+            for j in range(r):
+                if X[a, j] != X[b, j] or X[a, j] != X[c, j]:
+                    dis += 1
+            cost = 3 * dis
+            for t in range(3, m, 2):
+                cost += 2 * D[cyc[(s + t) % m], cyc[(s + t + 1) % m]]
+            if best < 0 or cost < best_cost:
+                best = s
+                best_cost = cost
+        for t in range(3):
+            label[cyc[(best + t) % m]] = g
+        g += 1
+        for t in range(3, m, 2):
+            label[cyc[(best + t) % m]] = g
+            label[cyc[(best + t + 1) % m]] = g
+            g += 1
+    return label, g
+
+
+def cycle_cover_clusters(X: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Clusters of 2 or 3 rows of ``X`` (integer codes, canonical order, at least 2 rows) from
+    a minimum-weight cycle cover: labels, number of clusters and the cover's weight W (a lower
+    bound on the fewest suppressed cells of any 2-anonymous suppression)."""
+    from scipy.optimize import linear_sum_assignment
+
+    X = np.ascontiguousarray(X, dtype=np.int64)
+    n, r = X.shape
+    D = np.zeros((n, n), dtype=np.int64)
+    for j in range(r):  # columns, not rows
+        D += X[:, j][:, None] != X[None, :, j]
+    C = D.copy()
+    C[np.diag_indices(n)] = (r + 1) * n + 1  # no fixed points
+    rows, perm = linear_sum_assignment(C)
+    weight = int(D[rows, perm].sum())
+    label, g = _split_cycles(X, perm.astype(np.int64), D)
+    return label, int(g), weight
+
+
 def forest_clusters(X: np.ndarray, k: int) -> tuple[np.ndarray, int, int, int]:
     """Clusters of the rows of ``X`` (integer codes, canonical order): labels, number of
     clusters, forest weight and the size limit used."""
@@ -244,23 +346,32 @@ def forest_clusters(X: np.ndarray, k: int) -> tuple[np.ndarray, int, int, int]:
     optimal=False,
     randomized=False,
     order_invariant=True,
-    constraints={},
+    constraints={"method": [Options(("forest", "cycle_cover"))]},
     description="k-anonymity by cell suppression: Aggarwal et al.'s forest O(k)-approximation (cells -> *).",
     reference="Aggarwal et al., Anonymizing tables, ICDT 2005; survey §5 (_CS model)",
     combinable=False,
 )
-def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Release:
+def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, method: str = "forest") -> Release:
     """Suppress the fewest cells the forest approximation finds (Aggarwal et al., ICDT 2005).
 
     Every record stays; in each cluster of at least k records, the quasi-identifiers on which
     the records disagree are published as ``*`` (the whole domain), the others unchanged.
+
+    Parameters
+    ----------
+    method : {"forest", "cycle_cover"}
+        ``"forest"``: the O(k)-approximation, any k. ``"cycle_cover"``: the k = 2 special case,
+        clusters of 2 or 3 records from a minimum-weight cycle cover, within 8/5 of the optimum
+        (k = 1 publishes the table unchanged; at most :data:`CYCLE_COVER_MAX_ROWS` rows).
 
     Returns
     -------
     Release
         ``provenance["objective"]`` is the number of suppressed cells (``objective_measure`` =
         ``"suppressed_cells"``); ``provenance["cell_suppression"]`` records the forest weight (a
-        lower bound on the optimum), the clusters and the largest one.
+        lower bound on the optimum), the clusters and the largest one; with
+        ``method="cycle_cover"``, the cover's weight ``lower_bound`` and ``certified_factor``
+        (objective / lower bound, at most 1.6).
 
     Examples
     --------
@@ -277,9 +388,52 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Rele
     cols += [np.asarray(dataset.sensitive_codes[c]) for c in dataset.sensitive]
     cols += [_sort_codes(dataset.data[c].to_numpy()) for c in dataset.insensitive]
     order = lexsort_rows(cols)
+    if method == "cycle_cover":
+        return _cycle_cover_release(dataset, k, order)
     lab_sorted, g, weight, limit = forest_clusters(dataset.X[order], k)
     label = np.empty(n, dtype=np.int64)
     label[order] = lab_sorted
+    lo, hi, sup_cells = _suppress(dataset, label, g)
+    sizes = np.bincount(label, minlength=g)
+    prov = {
+        "objective": sup_cells,
+        "objective_measure": "suppressed_cells",
+        "cell_suppression": {"clusters": g, "largest_cluster": int(sizes.max()), "size_limit": limit,
+                             "forest_weight": weight, "bound": int(sizes.max()) * weight},
+    }
+    return Release.build(dataset, lo, hi, recoding="local", provenance=prov, classes=label)
+
+
+def _cycle_cover_release(dataset: Dataset, k: int, order: np.ndarray) -> Release:
+    n = dataset.n
+    if k > 2:
+        raise InvalidParameterError(f"cell_suppression: method='cycle_cover' is Aggarwal et al.'s algorithm for k = 2; "
+                                    f"got k={k}. Use method='forest' for k >= 3.")
+    if k > 1 and n > CYCLE_COVER_MAX_ROWS:
+        raise InvalidParameterError(f"cell_suppression: method='cycle_cover' holds an n x n distance matrix and accepts "
+                                    f"at most {CYCLE_COVER_MAX_ROWS} rows; the table has {n}. Use method='forest' or "
+                                    f"a sample.")
+    if k == 1:
+        label, g, weight = np.arange(n, dtype=np.int64), n, 0
+    else:
+        lab_sorted, g, weight = cycle_cover_clusters(dataset.X[order])
+        label = np.empty(n, dtype=np.int64)
+        label[order] = lab_sorted
+    lo, hi, sup_cells = _suppress(dataset, label, g)
+    sizes = np.bincount(label, minlength=g)
+    prov = {
+        "objective": sup_cells,
+        "objective_measure": "suppressed_cells",
+        "cell_suppression": {"method": "cycle_cover", "clusters": g, "largest_cluster": int(sizes.max()),
+                             "lower_bound": weight,
+                             "certified_factor": sup_cells / weight if weight else 1.0},
+    }
+    return Release.build(dataset, lo, hi, recoding="local", provenance=prov, classes=label)
+
+
+def _suppress(dataset: Dataset, label: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per cluster, every QI on which its records disagree becomes ``*``: (lo, hi, cells)."""
+    r = dataset.r
     lo = dataset.X.astype(np.int32).copy()
     hi = lo.copy()
     sup_cells = 0
@@ -293,11 +447,4 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...]) -> Rele
         lo[differ, j] = 0
         hi[differ, j] = dataset.domain_sizes[j] - 1
         sup_cells += int(differ.sum())
-    sizes = np.bincount(label, minlength=g)
-    prov = {
-        "objective": sup_cells,
-        "objective_measure": "suppressed_cells",
-        "cell_suppression": {"clusters": g, "largest_cluster": int(sizes.max()), "size_limit": limit,
-                             "forest_weight": weight, "bound": int(sizes.max()) * weight},
-    }
-    return Release.build(dataset, lo, hi, recoding="local", provenance=prov, classes=label)
+    return lo, hi, sup_cells
