@@ -50,6 +50,7 @@ CATALOG: dict[str, str] = {
     "mdav": "ktype.algorithms.microaggregation",
     "v_mdav": "ktype.algorithms.microaggregation",
     "tds": "ktype.algorithms.tds",
+    "bottom_up": "ktype.algorithms.bottom_up",
     "cell_suppression": "ktype.algorithms.cell_suppression",
 }
 
