@@ -32,9 +32,12 @@ Choices and deviations, recorded:
   smaller than k, and the candidate of least ``I(G) / V(G)`` is performed; when no candidate
   decreases it either, the one of least ``I(G)``. So the order is: any candidate with
   ``P(G) > 0`` by ``I/P``, else by ``I/V``, else by ``I`` (the ``tier`` 0, 1, 2 recorded per
-  step). With the paper's rule alone (least ``I`` when ``P = 0``), zero-loss merges take
-  whole attributes to their root before the smallest class grows: on 2,000 Adult records
-  (5 QIs, k = 10) every QI ended fully generalized.
+  step). Measured against the simpler rule "least ``I`` whenever ``P = 0``" on 2,000 Adult
+  records (QI sets of 4 and 5 attributes, k = 5 and 10) the releases have the same LM (one
+  run needs 35 steps instead of 34): the tier mainly makes each step's privacy gain explicit.
+  On the 5-QI set with k = 10 both end with every QI at its root — the entropy loss of a
+  whole attribute that does not predict the class is small, so the greedy spends the early
+  steps there and the last small class (the oldest ages) can only join the rest at the root.
 * A generalization that changes no record (a value whose children hold no record) is
   performed at once, without counting as a step, so that its parent can become a candidate; a
   value with a single child standing for the same interval is that child.
