@@ -51,6 +51,8 @@ CATALOG: dict[str, str] = {
     "v_mdav": "ktype.algorithms.microaggregation",
     "tds": "ktype.algorithms.tds",
     "bottom_up": "ktype.algorithms.bottom_up",
+    "iyengar_ga": "ktype.algorithms.cut_search",
+    "winkler_sa": "ktype.algorithms.cut_search",
     "cell_suppression": "ktype.algorithms.cell_suppression",
 }
 
