@@ -223,3 +223,34 @@ def test_cycles_are_cut_at_their_cheapest_split(seed, n):
         assert m * best <= (m + 3) * weight or m <= 3
         want += best
     assert got == want
+
+
+# ---------------------------------------------------------------- Meyerson & Williams (set cover)
+@settings(max_examples=80, deadline=None)
+@given(tables(), st.sampled_from(["subsets", "boxes"]))
+def test_meyerson_williams_within_its_factor_of_the_brute_force_optimum(case, method):
+    """Suppressed cells at most 2(1 + ln 2k) times the brute-force optimum; clusters of k..2k-1."""
+    import math
+
+    X, k = case
+    ds = _dataset(X)
+    rel = run("meyerson_williams", ds, KAnonymity(k), method=method)
+    opt = brute_force_optimum(ds.X.astype(np.int64), k)
+    cost = int(suppressed_cells(rel))
+    assert cost == rel.provenance["objective"]
+    assert opt <= cost <= 2 * (1 + math.log(2 * k)) * opt + 1e-9
+    info = rel.provenance["cell_suppression"]
+    if len(X) >= k:
+        assert info["largest_cluster"] <= max(2 * k - 1, 1)
+    assert KAnonymity(k).check(rel).satisfied
+
+
+def test_meyerson_williams_refuses_inputs_too_large(monkeypatch):
+    from ktype.algorithms.local import gionis_tassa
+    from ktype.exceptions import InvalidParameterError
+
+    monkeypatch.setattr(gionis_tassa, "MAX_SUBSETS", 10)
+    monkeypatch.setattr(gionis_tassa, "MAX_BOXES", 10)
+    ds = _dataset(np.random.default_rng(0).integers(0, 3, size=(12, 3)))
+    with pytest.raises(InvalidParameterError, match=r"meyerson_williams.*limit 10.*cell_suppression"):
+        run("meyerson_williams", ds, KAnonymity(2))

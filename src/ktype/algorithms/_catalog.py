@@ -54,6 +54,7 @@ CATALOG: dict[str, str] = {
     "iyengar_ga": "ktype.algorithms.cut_search",
     "winkler_sa": "ktype.algorithms.cut_search",
     "cell_suppression": "ktype.algorithms.cell_suppression",
+    "meyerson_williams": "ktype.algorithms.cell_suppression",
 }
 
 
