@@ -125,7 +125,7 @@ def test_decomposition_keeps_k_on_both_sides():
     assert g == 2 and sorted(np.bincount(label).tolist()) == [4, 4]
 
 
-# ---------------------------------------------------------------- k = 2: cycle cover (method="cycle_cover")
+# ---------------------------------------------------------------- k = 2: cycle cover (clustering="cycle_cover")
 @st.composite
 def pair_tables(draw):
     n = draw(st.integers(2, 9))
@@ -141,7 +141,7 @@ def test_cycle_cover_within_8_5_of_the_brute_force_optimum(X):
     """k = 2: the cycle cover weighs at most the optimum, and the release suppresses at most 8/5
     of the cover's weight (so at most 8/5 of the optimum), in clusters of 2 or 3 records."""
     ds = _dataset(X)
-    rel = run("cell_suppression", ds, KAnonymity(2), method="cycle_cover")
+    rel = run("cell_suppression", ds, KAnonymity(2), clustering="cycle_cover")
     opt = brute_force_optimum(ds.X.astype(np.int64), 2)
     cost = int(suppressed_cells(rel))
     info = rel.provenance["cell_suppression"]
@@ -169,12 +169,12 @@ def test_cycle_cover_refuses_k3_and_large_tables(monkeypatch):
     from ktype.exceptions import InvalidParameterError
 
     ds = _dataset(np.random.default_rng(0).integers(0, 3, size=(12, 3)))
-    with pytest.raises(InvalidParameterError, match="k = 2.*method='forest'"):
-        run("cell_suppression", ds, KAnonymity(3), method="cycle_cover")
+    with pytest.raises(InvalidParameterError, match="k = 2.*clustering='forest'"):
+        run("cell_suppression", ds, KAnonymity(3), clustering="cycle_cover")
     monkeypatch.setattr(cs, "CYCLE_COVER_MAX_ROWS", 10)
     with pytest.raises(InvalidParameterError, match="at most 10 rows; the table has 12"):
-        run("cell_suppression", ds, KAnonymity(2), method="cycle_cover")
-    rel = run("cell_suppression", ds, KAnonymity(1), method="cycle_cover")
+        run("cell_suppression", ds, KAnonymity(2), clustering="cycle_cover")
+    rel = run("cell_suppression", ds, KAnonymity(1), clustering="cycle_cover")
     assert rel.provenance["objective"] == 0
 
 

@@ -32,7 +32,7 @@ Deviations and choices, recorded:
 * Ties (equal weights) go to the lowest pair of records in a canonical order by content, so the
   clusters do not depend on the input row order.
 
-The k = 2 special case (``method="cycle_cover"``; survey §5, "1.5-approximation for
+The k = 2 special case (``clustering="cycle_cover"``; survey §5, "1.5-approximation for
 2-anonymity", from Aggarwal et al.): the chapter clusters the components of a minimum-weight
 [1,2]-factor of the graph (a spanning subgraph whose vertices have degree 1 or 2: paths and
 cycles). Computing that factor needs a general (non-bipartite) weighted matching. ktype
@@ -348,12 +348,12 @@ def forest_clusters(X: np.ndarray, k: int) -> tuple[np.ndarray, int, int, int]:
     optimal=False,
     randomized=False,
     order_invariant=True,
-    constraints={"method": [Options(("forest", "cycle_cover"))]},
+    constraints={"clustering": [Options(("forest", "cycle_cover"))]},
     description="k-anonymity by cell suppression: Aggarwal et al.'s forest O(k)-approximation (cells -> *).",
     reference="Aggarwal et al., Anonymizing tables, ICDT 2005; survey §5 (_CS model)",
     combinable=False,
 )
-def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, method: str = "forest") -> Release:
+def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, clustering: str = "forest") -> Release:
     """Suppress the fewest cells the forest approximation finds (Aggarwal et al., ICDT 2005).
 
     Every record stays; in each cluster of at least k records, the quasi-identifiers on which
@@ -361,7 +361,7 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, meth
 
     Parameters
     ----------
-    method : {"forest", "cycle_cover"}
+    clustering : {"forest", "cycle_cover"}
         ``"forest"``: the O(k)-approximation, any k. ``"cycle_cover"``: the k = 2 special case,
         clusters of 2 or 3 records from a minimum-weight cycle cover, within 8/5 of the optimum
         (k = 1 publishes the table unchanged; at most :data:`CYCLE_COVER_MAX_ROWS` rows).
@@ -372,7 +372,7 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, meth
         ``provenance["objective"]`` is the number of suppressed cells (``objective_measure`` =
         ``"suppressed_cells"``); ``provenance["cell_suppression"]`` records the forest weight (a
         lower bound on the optimum), the clusters and the largest one; with
-        ``method="cycle_cover"``, the cover's weight ``lower_bound`` and ``certified_factor``
+        ``clustering="cycle_cover"``, the cover's weight ``lower_bound`` and ``certified_factor``
         (objective / lower bound, at most 1.6).
 
     Examples
@@ -390,7 +390,7 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, meth
     cols += [np.asarray(dataset.sensitive_codes[c]) for c in dataset.sensitive]
     cols += [_sort_codes(dataset.data[c].to_numpy()) for c in dataset.insensitive]
     order = lexsort_rows(cols)
-    if method == "cycle_cover":
+    if clustering == "cycle_cover":
         return _cycle_cover_release(dataset, k, order)
     lab_sorted, g, weight, limit = forest_clusters(dataset.X[order], k)
     label = np.empty(n, dtype=np.int64)
@@ -409,11 +409,11 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, meth
 def _cycle_cover_release(dataset: Dataset, k: int, order: np.ndarray) -> Release:
     n = dataset.n
     if k > 2:
-        raise InvalidParameterError(f"cell_suppression: method='cycle_cover' is Aggarwal et al.'s algorithm for k = 2; "
-                                    f"got k={k}. Use method='forest' for k >= 3.")
+        raise InvalidParameterError(f"cell_suppression: clustering='cycle_cover' is Aggarwal et al.'s algorithm for k = 2; "
+                                    f"got k={k}. Use clustering='forest' for k >= 3.")
     if k > 1 and n > CYCLE_COVER_MAX_ROWS:
-        raise InvalidParameterError(f"cell_suppression: method='cycle_cover' holds an n x n distance matrix and accepts "
-                                    f"at most {CYCLE_COVER_MAX_ROWS} rows; the table has {n}. Use method='forest' or "
+        raise InvalidParameterError(f"cell_suppression: clustering='cycle_cover' holds an n x n distance matrix and accepts "
+                                    f"at most {CYCLE_COVER_MAX_ROWS} rows; the table has {n}. Use clustering='forest' or "
                                     f"a sample.")
     if k == 1:
         label, g, weight = np.arange(n, dtype=np.int64), n, 0
