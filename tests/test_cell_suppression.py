@@ -123,3 +123,134 @@ def test_decomposition_keeps_k_on_both_sides():
     ev = np.array([1, 2, 3, 4, 5, 6, 7])
     label, g = _decompose(8, eu, ev, 4, 7)
     assert g == 2 and sorted(np.bincount(label).tolist()) == [4, 4]
+
+
+# ---------------------------------------------------------------- k = 2: cycle cover (clustering="cycle_cover")
+@st.composite
+def pair_tables(draw):
+    n = draw(st.integers(2, 9))
+    r = draw(st.integers(1, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    X = np.random.default_rng(seed).integers(0, draw(st.integers(2, 4)), size=(n, r))
+    return X
+
+
+@settings(max_examples=120, deadline=None)
+@given(pair_tables())
+def test_cycle_cover_within_8_5_of_the_brute_force_optimum(X):
+    """k = 2: the cycle cover weighs at most the optimum, and the release suppresses at most 8/5
+    of the cover's weight (so at most 8/5 of the optimum), in clusters of 2 or 3 records."""
+    ds = _dataset(X)
+    rel = run("cell_suppression", ds, KAnonymity(2), clustering="cycle_cover")
+    opt = brute_force_optimum(ds.X.astype(np.int64), 2)
+    cost = int(suppressed_cells(rel))
+    info = rel.provenance["cell_suppression"]
+    assert cost == rel.provenance["objective"]
+    assert info["lower_bound"] <= opt <= cost
+    assert 5 * cost <= 8 * info["lower_bound"]  # hence 5 * cost <= 8 * opt
+    assert 2 <= info["largest_cluster"] <= 3
+    assert KAnonymity(2).check(rel).satisfied
+
+
+def test_cycle_cover_splits_long_cycles():
+    """Many rows: every cluster has 2 or 3 records and the certificate holds (8/5 of W)."""
+    from ktype.algorithms.cell_suppression import cycle_cover_clusters
+
+    X = np.random.default_rng(5).integers(0, 3, size=(400, 4))
+    label, g, weight = cycle_cover_clusters(X)
+    sizes = np.bincount(label)
+    assert sizes.min() >= 2 and sizes.max() <= 3 and len(sizes) == g
+    cost = sum(len(b) * int((X[b].min(axis=0) != X[b].max(axis=0)).sum()) for b in (np.flatnonzero(label == c) for c in range(g)))
+    assert weight <= cost and 5 * cost <= 8 * weight
+
+
+def test_cycle_cover_refuses_k3_and_large_tables(monkeypatch):
+    from ktype.algorithms import cell_suppression as cs
+    from ktype.exceptions import InvalidParameterError
+
+    ds = _dataset(np.random.default_rng(0).integers(0, 3, size=(12, 3)))
+    with pytest.raises(InvalidParameterError, match="k = 2.*clustering='forest'"):
+        run("cell_suppression", ds, KAnonymity(3), clustering="cycle_cover")
+    monkeypatch.setattr(cs, "CYCLE_COVER_MAX_ROWS", 10)
+    with pytest.raises(InvalidParameterError, match="at most 10 rows; the table has 12"):
+        run("cell_suppression", ds, KAnonymity(2), clustering="cycle_cover")
+    rel = run("cell_suppression", ds, KAnonymity(1), clustering="cycle_cover")
+    assert rel.provenance["objective"] == 0
+
+
+def _block_cost(X, b):
+    return len(b) * int((X[b].min(axis=0) != X[b].max(axis=0)).sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 14))
+def test_cycles_are_cut_at_their_cheapest_split(seed, n):
+    """Any permutation without fixed points: each cycle is cut as documented — a 2- or 3-cycle
+    whole, an even cycle by its lighter perfect matching, an odd one (m >= 5) as one triple and
+    pairs at the cheapest of its m rotations (oracle: every rotation enumerated here), and the
+    cost stays within (m + 3)/m of the cycle's weight."""
+    from ktype.algorithms.cell_suppression import _split_cycles
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, 3))
+    while True:
+        perm = rng.permutation(n)
+        if (perm != np.arange(n)).all():
+            break
+    D = (X[:, None, :] != X[None, :, :]).sum(axis=2)
+    label, g = _split_cycles(X.astype(np.int64), perm.astype(np.int64), D.astype(np.int64))
+    got = sum(_block_cost(X, np.flatnonzero(label == c)) for c in range(g))
+    seen, want = set(), 0
+    for s in range(n):
+        if s in seen:
+            continue
+        cyc = [s]
+        while perm[cyc[-1]] != s:
+            cyc.append(int(perm[cyc[-1]]))
+        seen.update(cyc)
+        m = len(cyc)
+        weight = sum(D[cyc[t], cyc[(t + 1) % m]] for t in range(m))
+        if m <= 3:
+            best = _block_cost(X, cyc)
+        else:
+            splits = []
+            for rot in range(m):
+                c = cyc[rot:] + cyc[:rot]
+                head = [c[:3]] if m % 2 else []
+                rest = c[3:] if m % 2 else c
+                splits.append(head + [rest[t:t + 2] for t in range(0, len(rest), 2)])
+            best = min(sum(_block_cost(X, b) for b in p) for p in splits)
+        assert m * best <= (m + 3) * weight or m <= 3
+        want += best
+    assert got == want
+
+
+# ---------------------------------------------------------------- Meyerson & Williams (set cover)
+@settings(max_examples=80, deadline=None)
+@given(tables(), st.sampled_from(["subsets", "boxes"]))
+def test_meyerson_williams_within_its_factor_of_the_brute_force_optimum(case, method):
+    """Suppressed cells at most 2(1 + ln 2k) times the brute-force optimum; clusters of k..2k-1."""
+    import math
+
+    X, k = case
+    ds = _dataset(X)
+    rel = run("meyerson_williams", ds, KAnonymity(k), method=method)
+    opt = brute_force_optimum(ds.X.astype(np.int64), k)
+    cost = int(suppressed_cells(rel))
+    assert cost == rel.provenance["objective"]
+    assert opt <= cost <= 2 * (1 + math.log(2 * k)) * opt + 1e-9
+    info = rel.provenance["cell_suppression"]
+    if len(X) >= k:
+        assert info["largest_cluster"] <= max(2 * k - 1, 1)
+    assert KAnonymity(k).check(rel).satisfied
+
+
+def test_meyerson_williams_refuses_inputs_too_large(monkeypatch):
+    from ktype.algorithms.local import gionis_tassa
+    from ktype.exceptions import InvalidParameterError
+
+    monkeypatch.setattr(gionis_tassa, "MAX_SUBSETS", 10)
+    monkeypatch.setattr(gionis_tassa, "MAX_BOXES", 10)
+    ds = _dataset(np.random.default_rng(0).integers(0, 3, size=(12, 3)))
+    with pytest.raises(InvalidParameterError, match=r"meyerson_williams.*limit 10.*cell_suppression"):
+        run("meyerson_williams", ds, KAnonymity(2))

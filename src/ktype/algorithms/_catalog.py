@@ -50,7 +50,11 @@ CATALOG: dict[str, str] = {
     "mdav": "ktype.algorithms.microaggregation",
     "v_mdav": "ktype.algorithms.microaggregation",
     "tds": "ktype.algorithms.tds",
+    "bottom_up": "ktype.algorithms.bottom_up",
+    "iyengar_ga": "ktype.algorithms.cut_search",
+    "winkler_sa": "ktype.algorithms.cut_search",
     "cell_suppression": "ktype.algorithms.cell_suppression",
+    "meyerson_williams": "ktype.algorithms.cell_suppression",
 }
 
 

@@ -48,7 +48,29 @@ from ..models.kanonymity import KAnonymity
 from ..release import Release
 from ._registry import register
 
-__all__ = ["tds", "info_gain"]
+__all__ = ["tds", "info_gain", "class_labels"]
+
+
+def class_labels(dataset: Dataset, label: str | None, algorithm: str) -> tuple[str, np.ndarray, int]:
+    """The class attribute of an entropy-guided algorithm: (column, class index per row 0..c-1, c).
+
+    ``label`` names a released column; by default the dataset's first sensitive attribute.
+    """
+    col = label if label is not None else (dataset.sensitive[0] if dataset.sensitive else None)
+    if col is None:
+        raise DataError(f"{algorithm} needs a class attribute for its information gain: give the dataset a sensitive "
+                        "column (e.g. sensitive=['salary-class']) or pass label='column'.")
+    if col in dataset.sensitive:
+        y = np.asarray(dataset.sensitive_codes[col], dtype=np.int64)
+    elif col in dataset.data.columns and col not in dataset.identifiers:
+        from ..release import _sort_codes
+
+        y = _sort_codes(dataset.data[col].to_numpy()).astype(np.int64)
+    else:
+        raise DataError(f"{algorithm}: label column {col!r} is not a released column of the dataset "
+                        f"(sensitive: {dataset.sensitive}, insensitive: {dataset.insensitive}).")
+    y = np.unique(y, return_inverse=True)[1].ravel()
+    return col, y, int(y.max()) + 1 if len(y) else 1
 
 
 def _entropy_rows(counts: np.ndarray) -> np.ndarray:
@@ -134,21 +156,7 @@ def tds(dataset: Dataset, models: tuple[PrivacyModel, ...], *, label: str | None
     True
     """
     k = int(models[0].k)  # type: ignore[attr-defined]
-    col = label if label is not None else (dataset.sensitive[0] if dataset.sensitive else None)
-    if col is None:
-        raise DataError("tds needs a class attribute for its information gain: give the dataset a sensitive column "
-                        "(e.g. sensitive=['salary-class']) or pass label='column'.")
-    if col in dataset.sensitive:
-        y = np.asarray(dataset.sensitive_codes[col], dtype=np.int64)
-    elif col in dataset.data.columns and col not in dataset.identifiers:
-        from ..release import _sort_codes
-
-        y = _sort_codes(dataset.data[col].to_numpy()).astype(np.int64)
-    else:
-        raise DataError(f"tds: label column {col!r} is not a released column of the dataset "
-                        f"(sensitive: {dataset.sensitive}, insensitive: {dataset.insensitive}).")
-    y = np.unique(y, return_inverse=True)[1].ravel()
-    n_cls = int(y.max()) + 1 if len(y) else 1
+    col, y, n_cls = class_labels(dataset, label, "tds")
     n, r = dataset.n, dataset.r
     X = dataset.X.astype(np.int64)
     hs = dataset.hierarchies
