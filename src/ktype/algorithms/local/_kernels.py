@@ -645,37 +645,47 @@ def alg3_run(X, LO, HI, k, order, anc, nlo, nhi, tree, m, measure, pn, ps, deg):
     return changes
 
 
-def scan_axis(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """The attribute along which the boxes select the fewest records on average, with the
-    records sorted by it: ``(axis, perm, vals)`` (``vals = X[perm, axis]``).
+def scan_index(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The records sorted by each attribute: ``(perm, vals)``, both of shape (r, n), with
+    ``vals[a] = X[perm[a], a]`` ascending (stable sorts).
 
-    Box-membership scans then look only at the records whose value on that attribute lies
-    in the box's interval (two binary searches), instead of at all n records.
+    A box-membership scan (:func:`_scan_box`) picks, per box, the attribute whose interval
+    holds the fewest records (two binary searches per attribute) and checks only the records
+    in that range, instead of all n records or one attribute fixed for every box.
     """
     n, r = X.shape
-    if n == 0 or r == 0 or len(glo) == 0:
-        axis = 0
-    else:
-        frac = np.empty(r)
-        for a in range(r):  # loop over attributes
-            pre = np.concatenate([[0], np.cumsum(np.bincount(X[:, a], minlength=int(ghi[:, a].max()) + 1))])
-            frac[a] = (pre[ghi[:, a] + 1] - pre[glo[:, a]]).mean()
-        axis = int(np.argmin(frac))
-    perm = np.argsort(X[:, axis], kind="stable").astype(np.int64) if r else np.arange(n, dtype=np.int64)
-    vals = np.ascontiguousarray(X[perm, axis]) if r else np.zeros(n, dtype=X.dtype)
-    return axis, perm, vals
+    perm = np.empty((r, n), dtype=np.int64)
+    vals = np.empty((r, n), dtype=X.dtype)
+    for a in range(r):  # loop over attributes
+        perm[a] = np.argsort(X[:, a], kind="stable")
+        vals[a] = X[perm[a], a]
+    return perm, vals
 
 
 @njit
-def _scan_box(X, perm, vals, axis, lo, hi, out):
-    """Write into ``out`` the records inside the box among those with ``lo[axis] <= x_axis
-    <= hi[axis]``; returns how many (in the order of ``perm``)."""
+def _scan_range(vals, lo, hi):
+    """``(axis, s, e)``: the attribute whose interval ``[lo[a], hi[a]]`` holds the fewest
+    records and their positions ``s:e`` in its sorted order (ties: the lowest attribute)."""
+    best_a, best_s, best_e = 0, 0, vals.shape[1]
+    for a in range(vals.shape[0]):
+        s = np.searchsorted(vals[a], lo[a], side="left")
+        e = np.searchsorted(vals[a], hi[a], side="right")
+        if e - s < best_e - best_s:
+            best_a, best_s, best_e = a, s, e
+    return best_a, best_s, best_e
+
+
+@njit
+def _scan_box(X, perm, vals, lo, hi, out):
+    """Write into ``out`` the records inside the box, scanning only the records in the box's
+    narrowest attribute range (:func:`_scan_range`); returns how many (in that attribute's
+    sorted order, not ascending)."""
     r = X.shape[1]
-    s = np.searchsorted(vals, lo[axis], side="left")
-    e = np.searchsorted(vals, hi[axis], side="right")
+    axis, s, e = _scan_range(vals, lo, hi)
+    p = perm[axis]
     c = 0
     for t in range(s, e):
-        y = perm[t]
+        y = p[t]
         ok = True
         for a in range(r):
             v = X[y, a]
@@ -689,49 +699,49 @@ def _scan_box(X, perm, vals, axis, lo, hi, out):
 
 
 @njit
-def box_members_indexed(X, perm, vals, axis, lo, hi):
-    """Indices y (ascending) with X_y inside the box, scanning along a sorted attribute."""
-    e = np.searchsorted(vals, hi[axis], side="right") - np.searchsorted(vals, lo[axis], side="left")
-    out = np.empty(max(e, 0), dtype=np.int64)
-    c = _scan_box(X, perm, vals, axis, lo, hi, out)
+def box_members_indexed(X, perm, vals, lo, hi):
+    """Indices y (ascending) with X_y inside the box (:func:`_scan_box` over :func:`scan_index`)."""
+    _, s, e = _scan_range(vals, lo, hi)
+    out = np.empty(max(e - s, 0), dtype=np.int64)
+    c = _scan_box(X, perm, vals, lo, hi, out)
     out = out[:c]
     out.sort()
     return out
 
 
 @njit
-def degrees_indexed(X, glo, ghi, gcount, perm, vals, axis):
+def degrees_indexed(X, glo, ghi, gcount, perm, vals):
     """For each record y: Σ over distinct generalized records g containing X_y of count(g)."""
     n = X.shape[0]
     deg = np.zeros(n, dtype=np.int64)
     buf = np.empty(n, dtype=np.int64)
     for g in range(glo.shape[0]):
-        c = _scan_box(X, perm, vals, axis, glo[g], ghi[g], buf)
+        c = _scan_box(X, perm, vals, glo[g], ghi[g], buf)
         for t in range(c):
             deg[buf[t]] += gcount[g]
     return deg
 
 
 @njit(parallel=True)
-def box_edges(X, glo, ghi, perm, vals, axis):
+def box_edges(X, glo, ghi, perm, vals):
     """COO arcs (record y, group g) with X_y inside the distinct box g, sorted by (y, g).
 
-    Groups are scanned in parallel along the sorted attribute ``axis`` (see
-    :func:`scan_axis`); a stable counting sort by record then orders the arcs.
+    Groups are scanned in parallel, each along its narrowest attribute (:func:`scan_index`,
+    :func:`_scan_box`); a stable counting sort by record then orders the arcs.
     """
     n, r = X.shape
     G = glo.shape[0]
     cnt = np.zeros(G + 1, dtype=np.int64)
     for g in prange(G):
-        w = np.searchsorted(vals, ghi[g, axis], side="right") - np.searchsorted(vals, glo[g, axis], side="left")
-        buf = np.empty(max(w, 0), dtype=np.int64)
-        cnt[g + 1] = _scan_box(X, perm, vals, axis, glo[g], ghi[g], buf)
+        _, s, e = _scan_range(vals, glo[g], ghi[g])
+        buf = np.empty(max(e - s, 0), dtype=np.int64)
+        cnt[g + 1] = _scan_box(X, perm, vals, glo[g], ghi[g], buf)
     for g in range(G):
         cnt[g + 1] += cnt[g]
     E = cnt[G]
     ys0 = np.empty(E, dtype=np.int64)
     for g in prange(G):
-        c = _scan_box(X, perm, vals, axis, glo[g], ghi[g], ys0[cnt[g] : cnt[g + 1]])
+        c = _scan_box(X, perm, vals, glo[g], ghi[g], ys0[cnt[g] : cnt[g + 1]])
         seg = ys0[cnt[g] : cnt[g] + c]
         seg.sort()
     # stable counting sort by record (groups already ascending)

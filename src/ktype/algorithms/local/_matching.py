@@ -40,7 +40,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..._jit import njit
 from ._core import consistent_pair, unique_boxes
-from ._kernels import box_edges, box_members_indexed, scan_axis
+from ._kernels import box_edges, box_members_indexed, scan_index
 
 __all__ = ["MatchGraph", "all_matches", "initial_order", "ordered_merge"]
 
@@ -59,8 +59,8 @@ class MatchGraph:
         self.n, self.r = X.shape
         n = self.n
         glo, ghi, gid, _ = unique_boxes(LO, HI)
-        self.axis, self.perm, self.vals = scan_axis(X, glo, ghi)
-        ys, gs = box_edges(X, glo, ghi, self.perm, self.vals, self.axis)  # sorted by y, then g
+        self.perm, self.vals = scan_index(X)
+        ys, gs = box_edges(X, glo, ghi, self.perm, self.vals)  # sorted by y, then g
         self.G = len(glo)
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
         # gin: records inside each group's box (CSR by group, append-only)
@@ -128,7 +128,7 @@ class MatchGraph:
 
     def members(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Records inside the box (lo, hi), ascending (scan along the sorted attribute)."""
-        return box_members_indexed(self.X, self.perm, self.vals, self.axis, lo, hi)
+        return box_members_indexed(self.X, self.perm, self.vals, lo, hi)
 
     def csr(self) -> csr_matrix:
         """Adjacency of the grouped digraph (nodes: records 0..n-1, then groups)."""

@@ -30,7 +30,7 @@ from ... import _progress
 from ..._jit import njit
 from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
-from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_trie, scan_axis, trie_order
+from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_trie, scan_index, trie_order
 from ._matching import MatchGraph, _relabel, initial_order, ordered_merge
 
 __all__ = [
@@ -227,15 +227,10 @@ def one_k_completion(
     LO = np.ascontiguousarray(LO, dtype=np.int32).copy()
     HI = np.ascontiguousarray(HI, dtype=np.int32).copy()
     glo, ghi, _, cnt = unique_boxes(LO, HI)
-    deg = degrees_indexed(problem.X, glo, ghi, cnt, *_index_args(problem.X, glo, ghi))
+    deg = degrees_indexed(problem.X, glo, ghi, cnt, *scan_index(problem.X))
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     alg3_run(problem.X, LO, HI, int(k), order, *problem.args, deg)
     return LO, HI
-
-
-def _index_args(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple:
-    axis, perm, vals = scan_axis(X, glo, ghi)
-    return perm, vals, axis
 
 
 # ---------------------------------------------------------------------------- Algorithm 5
