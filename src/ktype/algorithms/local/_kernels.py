@@ -808,8 +808,7 @@ def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
     return idx, w
 
 
-@njit(parallel=True)
-def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):
+def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):  # noqa: PLR0913
     """:func:`pair_knn` by branch-and-bound over the record trie (:func:`trie_order`).
 
     Same output (the q least ``(d({R_i, R_j}), j)``, scores summed over the attributes in
@@ -817,16 +816,48 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
     sum exceeds the current q-th best score (every term is >= 0: the box of one record
     costs 0), so far fewer than n records are scored per row.
     """
+    rows = np.arange(X.shape[0], dtype=np.int64)
+    return _knn_trie_rows(X, rows, q, True, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt)
+
+
+def pair_knn_distinct(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):  # noqa: PLR0913
+    """:func:`pair_knn_trie`'s output, searched once per *distinct* record.
+
+    Equal records have equal score tables, so their lists differ only in which record is
+    left out as "self": the search runs once per distinct record for its q + 1 least
+    ``(score, j)`` over all records (itself included), and each record i then drops itself
+    from that list if it is there, else the last entry. Both give the q least ``(score, j)``
+    over ``j != i``, ties by index, as the per-record search does.
+    """
+    n = X.shape[0]
+    if n == 0:
+        return np.empty((0, q), dtype=np.int64), np.empty((0, q))
+    _, rep, inv = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    idx1, w1 = _knn_trie_rows(X, rep.astype(np.int64), q + 1, False, anc, nlo, nhi, tree, m, measure, pn, ps,
+                              attrs, perm, nxt)
+    inv = inv.reshape(-1)
+    big_i, big_w = idx1[inv], w1[inv]  # (n, q + 1) per record
+    keep = big_i != np.arange(n)[:, None]
+    keep[keep.all(axis=1), q] = False  # self not in the list: drop the (q+1)-th
+    return big_i[keep].reshape(n, q), big_w[keep].reshape(n, q)
+
+
+@njit(parallel=True)
+def _knn_trie_rows(X, rows, q, skip_self, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):  # noqa: PLR0913
+    """The search of :func:`pair_knn_trie` for the records ``rows`` (output row t for record
+    ``rows[t]``); ``skip_self=False`` keeps the record itself among the candidates."""
     n, r = X.shape
     M = anc.shape[1]
-    idx = np.empty((n, q), dtype=np.int64)
-    w = np.empty((n, q))
-    nchunks = min(n, 64)
+    nr = rows.shape[0]
+    idx = np.empty((nr, q), dtype=np.int64)
+    w = np.empty((nr, q))
+    nchunks = min(nr, 64)
     for c in prange(nchunks):
         stack_t = np.empty(r * (M + 1) + 1, dtype=np.int64)
         stack_s = np.empty(r * (M + 1) + 1, dtype=np.int64)
         stack_p = np.empty(r * (M + 1) + 1)
-        for i in range(c * n // nchunks, (c + 1) * n // nchunks):
+        for ti in range(c * nr // nchunks, (c + 1) * nr // nchunks):
+            i = rows[ti]
             lo = X[i].copy()
             hi = X[i].copy()
             tab = plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps)
@@ -848,7 +879,7 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
                 if t == r:
                     for u in range(p, nxt[r - 1, p]):
                         j = perm[u]
-                        if j == i:
+                        if skip_self and j == i:
                             continue
                         s = 0.0
                         for a in range(r):
@@ -867,8 +898,8 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
                 e = nxt[t - 1, p] if t > 0 else n
                 sp = _push_children(X, perm, nxt, tab, attrs[t], t, p, e, part, bound, stack_t, stack_s, stack_p, sp)
             for t in range(q):
-                idx[i, t] = bj[t]
-                w[i, t] = bw[t] / r
+                idx[ti, t] = bj[t]
+                w[ti, t] = bw[t] / r
     return idx, w
 
 

@@ -30,7 +30,7 @@ from ... import _progress
 from ..._jit import njit
 from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
-from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_trie, scan_index, trie_order
+from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_distinct, scan_index, trie_order
 from ._matching import MatchGraph, _relabel, initial_order, ordered_merge
 
 __all__ = [
@@ -135,8 +135,8 @@ def randomized_k1(
     ``q`` defaults to ``2(k-1)`` (the paper's experiments) and must satisfy
     ``k-1 <= q <= n-1``. The nearest-neighbour lists cost O(n q) memory (never the n x n
     distance matrix of the paper's step 1) and are found by branch-and-bound over a trie
-    of the records (:func:`~._kernels.pair_knn_trie`, the same lists as the O(n^2 r) scan
-    :func:`~._kernels.pair_knn`).
+    of the records, once per distinct record (:func:`~._kernels.pair_knn_distinct`, the same
+    lists as the O(n^2 r) scan :func:`~._kernels.pair_knn`).
     """
     n = problem.n
     _check_k(n, k)
@@ -151,7 +151,7 @@ def randomized_k1(
     stats = {"trials": 0, "fallback_rows": 0}
     if k == 1 or q == 0:
         return LO0, HI0, stats
-    idx, _ = pair_knn_trie(problem.X, q, *problem.args, *trie_order(problem.X))
+    idx, _ = pair_knn_distinct(problem.X, q, *problem.args, *trie_order(problem.X))
     LO1 = LO0.copy()
     HI1 = HI0.copy()
     todo = np.arange(n)
