@@ -645,21 +645,33 @@ def alg3_run(X, LO, HI, k, order, anc, nlo, nhi, tree, m, measure, pn, ps, deg):
     return changes
 
 
-def scan_index(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The records sorted by each attribute: ``(perm, vals)``, both of shape (r, n), with
-    ``vals[a] = X[perm[a], a]`` ascending (stable sorts).
+def scan_index(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The index of box-membership scans: ``(U, perm, vals, dptr, didx)``.
 
-    A box-membership scan (:func:`_scan_box`) picks, per box, the attribute whose interval
-    holds the fewest records (two binary searches per attribute) and checks only the records
-    in that range, instead of all n records or one attribute fixed for every box.
+    ``U`` holds the distinct records (equal records are inside the same boxes, so a scan
+    checks each distinct record once); ``perm[a]`` sorts them by attribute a (stable) and
+    ``vals[a] = U[perm[a], a]``; the records equal to ``U[d]`` are
+    ``didx[dptr[d]:dptr[d + 1]]`` (ascending). A scan (:func:`_scan_box`) picks, per box, the
+    attribute whose interval holds the fewest distinct records (two binary searches per
+    attribute) and checks only those, instead of all n records or one attribute fixed for
+    every box.
     """
     n, r = X.shape
-    perm = np.empty((r, n), dtype=np.int64)
-    vals = np.empty((r, n), dtype=X.dtype)
+    if n == 0:
+        U, inv = X[:0], np.zeros(0, dtype=np.int64)
+    else:
+        U, inv = np.unique(X, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    didx = np.argsort(inv, kind="stable").astype(np.int64)
+    dptr = np.zeros(len(U) + 1, dtype=np.int64)
+    dptr[1:] = np.cumsum(np.bincount(inv, minlength=len(U)))
+    U = np.ascontiguousarray(U)
+    perm = np.empty((r, len(U)), dtype=np.int64)
+    vals = np.empty((r, len(U)), dtype=X.dtype)
     for a in range(r):  # loop over attributes
-        perm[a] = np.argsort(X[:, a], kind="stable")
-        vals[a] = X[perm[a], a]
-    return perm, vals
+        perm[a] = np.argsort(U[:, a], kind="stable")
+        vals[a] = U[perm[a], a]
+    return U, perm, vals, dptr, didx
 
 
 @njit
@@ -676,11 +688,11 @@ def _scan_range(vals, lo, hi):
 
 
 @njit
-def _scan_box(X, perm, vals, lo, hi, out):
-    """Write into ``out`` the records inside the box, scanning only the records in the box's
-    narrowest attribute range (:func:`_scan_range`); returns how many (in that attribute's
-    sorted order, not ascending)."""
-    r = X.shape[1]
+def _scan_box(U, perm, vals, lo, hi, out):
+    """Write into ``out`` the distinct records (indices into ``U``) inside the box, scanning
+    only those in the box's narrowest attribute range (:func:`_scan_range`); returns how
+    many (in that attribute's sorted order, not ascending)."""
+    r = U.shape[1]
     axis, s, e = _scan_range(vals, lo, hi)
     p = perm[axis]
     c = 0
@@ -688,7 +700,7 @@ def _scan_box(X, perm, vals, lo, hi, out):
         y = p[t]
         ok = True
         for a in range(r):
-            v = X[y, a]
+            v = U[y, a]
             if v < lo[a] or v > hi[a]:
                 ok = False
                 break
@@ -699,52 +711,81 @@ def _scan_box(X, perm, vals, lo, hi, out):
 
 
 @njit
-def box_members_indexed(X, perm, vals, lo, hi):
+def _expand(dist, c, dptr, didx, out):
+    """Write the records equal to the distinct records ``dist[:c]`` into ``out``; returns how many."""
+    z = 0
+    for t in range(c):
+        d = dist[t]
+        for u in range(dptr[d], dptr[d + 1]):
+            out[z] = didx[u]
+            z += 1
+    return z
+
+
+@njit
+def _expanded_size(dist, c, dptr):
+    z = 0
+    for t in range(c):
+        z += dptr[dist[t] + 1] - dptr[dist[t]]
+    return z
+
+
+@njit
+def box_members_indexed(U, perm, vals, dptr, didx, lo, hi):
     """Indices y (ascending) with X_y inside the box (:func:`_scan_box` over :func:`scan_index`)."""
     _, s, e = _scan_range(vals, lo, hi)
-    out = np.empty(max(e - s, 0), dtype=np.int64)
-    c = _scan_box(X, perm, vals, lo, hi, out)
-    out = out[:c]
+    buf = np.empty(max(e - s, 0), dtype=np.int64)
+    c = _scan_box(U, perm, vals, lo, hi, buf)
+    out = np.empty(_expanded_size(buf, c, dptr), dtype=np.int64)
+    _expand(buf, c, dptr, didx, out)
     out.sort()
     return out
 
 
 @njit
-def degrees_indexed(X, glo, ghi, gcount, perm, vals):
+def degrees_indexed(U, perm, vals, dptr, didx, glo, ghi, gcount):
     """For each record y: Σ over distinct generalized records g containing X_y of count(g)."""
-    n = X.shape[0]
-    deg = np.zeros(n, dtype=np.int64)
-    buf = np.empty(n, dtype=np.int64)
+    nu = U.shape[0]
+    degd = np.zeros(nu, dtype=np.int64)
+    buf = np.empty(nu, dtype=np.int64)
     for g in range(glo.shape[0]):
-        c = _scan_box(X, perm, vals, glo[g], ghi[g], buf)
+        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
         for t in range(c):
-            deg[buf[t]] += gcount[g]
+            degd[buf[t]] += gcount[g]
+    deg = np.empty(dptr[nu], dtype=np.int64)
+    for d in range(nu):
+        for u in range(dptr[d], dptr[d + 1]):
+            deg[didx[u]] = degd[d]
     return deg
 
 
 @njit(parallel=True)
-def box_edges(X, glo, ghi, perm, vals):
+def box_edges(U, perm, vals, dptr, didx, glo, ghi):
     """COO arcs (record y, group g) with X_y inside the distinct box g, sorted by (y, g).
 
-    Groups are scanned in parallel, each along its narrowest attribute (:func:`scan_index`,
-    :func:`_scan_box`); a stable counting sort by record then orders the arcs.
+    Groups are scanned in parallel, each along its narrowest attribute over the distinct
+    records (:func:`scan_index`, :func:`_scan_box`); a stable counting sort by record then
+    orders the arcs.
     """
-    n, r = X.shape
+    n = dptr[U.shape[0]]
     G = glo.shape[0]
     cnt = np.zeros(G + 1, dtype=np.int64)
     for g in prange(G):
         _, s, e = _scan_range(vals, glo[g], ghi[g])
         buf = np.empty(max(e - s, 0), dtype=np.int64)
-        cnt[g + 1] = _scan_box(X, perm, vals, glo[g], ghi[g], buf)
+        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
+        cnt[g + 1] = _expanded_size(buf, c, dptr)
     for g in range(G):
         cnt[g + 1] += cnt[g]
     E = cnt[G]
     ys0 = np.empty(E, dtype=np.int64)
     for g in prange(G):
-        c = _scan_box(X, perm, vals, glo[g], ghi[g], ys0[cnt[g] : cnt[g + 1]])
-        seg = ys0[cnt[g] : cnt[g] + c]
-        seg.sort()
-    # stable counting sort by record (groups already ascending)
+        _, s, e = _scan_range(vals, glo[g], ghi[g])
+        buf = np.empty(max(e - s, 0), dtype=np.int64)
+        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
+        _expand(buf, c, dptr, didx, ys0[cnt[g] : cnt[g + 1]])
+    # counting sort by record, visiting the groups in ascending order: arcs end sorted by
+    # (y, g) whatever the order of the records within a group's segment
     yp = np.zeros(n + 1, dtype=np.int64)
     for t in range(E):
         yp[ys0[t] + 1] += 1

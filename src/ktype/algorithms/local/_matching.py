@@ -59,8 +59,8 @@ class MatchGraph:
         self.n, self.r = X.shape
         n = self.n
         glo, ghi, gid, _ = unique_boxes(LO, HI)
-        self.perm, self.vals = scan_index(X)
-        ys, gs = box_edges(X, glo, ghi, self.perm, self.vals)  # sorted by y, then g
+        self.index = scan_index(X)
+        ys, gs = box_edges(*self.index, glo, ghi)  # sorted by y, then g
         self.G = len(glo)
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
         # gin: records inside each group's box (CSR by group, append-only)
@@ -128,7 +128,7 @@ class MatchGraph:
 
     def members(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Records inside the box (lo, hi), ascending (scan along the sorted attribute)."""
-        return box_members_indexed(self.X, self.perm, self.vals, lo, hi)
+        return box_members_indexed(*self.index, lo, hi)
 
     def csr(self) -> csr_matrix:
         """Adjacency of the grouped digraph (nodes: records 0..n-1, then groups)."""

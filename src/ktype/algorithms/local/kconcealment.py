@@ -227,7 +227,7 @@ def one_k_completion(
     LO = np.ascontiguousarray(LO, dtype=np.int32).copy()
     HI = np.ascontiguousarray(HI, dtype=np.int32).copy()
     glo, ghi, _, cnt = unique_boxes(LO, HI)
-    deg = degrees_indexed(problem.X, glo, ghi, cnt, *scan_index(problem.X))
+    deg = degrees_indexed(*scan_index(problem.X), glo, ghi, cnt)
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     alg3_run(problem.X, LO, HI, int(k), order, *problem.args, deg)
     return LO, HI
