@@ -364,6 +364,30 @@ def _graph_neighbours(i, out_head, arc_next, arc_g, mem_head, mem_next, buf):
     return out
 
 
+@njit
+def graph_match_counts(comp, out_head, arc_next, arc_g, mem_head, mem_next):
+    """For every record i, how many rows j are a match of it: ``R̄_j`` is consistent with
+    ``R_i`` (j is a member of a group whose box contains X_i; each row is a member of one
+    group) and j is in i's SCC. The count of :meth:`MatchGraph.neighbours` filtered by
+    ``comp``, for all records in one pass over the grouped graph (:func:`match_counts`
+    tests every pair)."""
+    n = out_head.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        c = 0
+        ci = comp[i]
+        e = out_head[i]
+        while e >= 0:
+            j = mem_head[arc_g[e]]
+            while j >= 0:
+                if comp[j] == ci:
+                    c += 1
+                j = mem_next[j]
+            e = arc_next[e]
+        out[i] = c
+    return out
+
+
 # ---------------------------------------------------------------------------- dynamic SCCs
 #: gap between consecutive topological positions after (re)numbering
 POS_SPACING = 1 << 32
