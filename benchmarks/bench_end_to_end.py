@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """End to end: what a user waits for, not only the search.
 
-Three views of the same jobs on Adult (45,222 rows, nine ARX hierarchies, bundled) and FARS
-(100,937 rows, eight hierarchies, ``data/fars``):
+Three views of the same jobs on Adult (30,162 rows: the bundled Adult without its rows with
+missing values; nine ARX hierarchies) and FARS (100,937 rows, eight hierarchies,
+``data/fars``):
 
 * **cold CLI** — the whole ``ktype anonymize INPUT.csv -H col=file.csv ... --output out.csv``
   process as a user types it (imports, reading, hierarchies, search, verification, writing),

@@ -53,3 +53,27 @@ def test_submodules_resolve_as_attributes_after_import_ktype():
     out = subprocess.run([sys.executable, "-c", "import ktype; print(ktype.api.parse_release.__name__, ktype.audit.audit.__name__)"],
                          capture_output=True, text=True, check=True).stdout
     assert out.split() == ["parse_release", "audit"]
+
+
+def test_cli_help_and_version_load_neither_rich_nor_the_data_stack():
+    """``ktype --help`` and ``ktype --version`` print plain text: no rich, pandas, numba or scipy."""
+    for argv in (["--help"], ["--version"], ["anonymize", "--help"]):
+        loaded = _modules_after(f"from ktype.cli import run\nrun({argv!r})")
+        assert not [m for m in ("rich", *HEAVY) if m in loaded], argv
+
+
+def test_cli_consoles_are_created_on_first_use_and_can_be_replaced():
+    import io
+
+    from rich.console import Console
+
+    from ktype.cli import _app, run
+
+    assert _app.err is _app.err and _app.out is not _app.err
+    saved = _app.err
+    try:
+        _app.err = Console(file=io.StringIO(), width=200)
+        assert run(["anonymize", "--dataset", "nope", "--qi", "age", "--k", "2"]) == 3
+        assert "Unknown bundled dataset" in _app.err.file.getvalue()
+    finally:
+        _app.err = saved

@@ -161,6 +161,24 @@ def test_alg4_equals_brute_force(seed):
     assert (scc_matches(p.X, LO, HI) == brute_matches(adj)).all()
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_match_counts_equal_brute_force(seed):
+    """The one-pass match counts that let Algorithm 5 skip k-concealed records equal the
+    number of matches found by enumerating perfect matchings."""
+    from ktype.algorithms.local._core import plus_box
+    from ktype.algorithms.local._matching import MatchGraph, graph_match_counts
+
+    ds = random_dataset(seed, n=7, r=2, m=5)
+    p = Problem.from_dataset(ds)
+    rng = np.random.default_rng(seed)
+    LO, HI = p.X.copy(), p.X.copy()
+    for i, j in zip(rng.integers(0, ds.n, 9), rng.integers(0, ds.n, 9)):
+        LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    g = MatchGraph(p.X, LO.astype(np.int32), HI.astype(np.int32))
+    counts = graph_match_counts(g.components(), g.out_head, g.arc_next, g.arc_g, g.mem_head, g.mem_next)
+    assert (counts == brute_matches(consistency(p.X, LO, HI)).sum(axis=1)).all()
+
+
 # ---------------------------------------------------------------------------- Alg 1 / Alg 2
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("k", [2, 3])

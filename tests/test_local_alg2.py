@@ -96,11 +96,12 @@ def test_alg2_equals_reference_on_adult_samples(n, k, seed, measure):
 
 
 def assert_same_knn(p: Problem, q: int) -> None:
-    from ktype.algorithms.local._kernels import pair_knn, pair_knn_trie, trie_order
+    from ktype.algorithms.local._kernels import pair_knn, pair_knn_distinct, pair_knn_trie, trie_order
 
-    idx, w = pair_knn_trie(p.X, q, *p.args, *trie_order(p.X))
     idx_r, w_r = pair_knn(p.X, q, *p.args)
-    assert (idx == idx_r).all() and (w == w_r).all()
+    for search in (pair_knn_trie, pair_knn_distinct):  # per record; once per distinct record
+        idx, w = search(p.X, q, *p.args, *trie_order(p.X))
+        assert (idx == idx_r).all() and (w == w_r).all(), search.__name__
 
 
 @settings(max_examples=40, deadline=None)

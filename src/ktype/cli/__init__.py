@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import typer
 
@@ -37,12 +38,16 @@ from ._app import (
     EXIT_USAGE,
     EXIT_VIOLATION,
     app,
-    err,
-    out,
 )
 
 __all__ = ["app", "run", "main", "EXIT_OK", "EXIT_VIOLATION", "EXIT_USAGE", "EXIT_DATA", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED", "err", "out"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("err", "out"):  # created on first use (ktype.cli._app)
+        return getattr(_app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -55,8 +60,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     """
     import os
 
-    from rich.markup import escape
     from typer._click.exceptions import ClickException
+
+    def escape(text: str) -> str:
+        from rich.markup import escape as rich_escape
+
+        return rich_escape(text)
 
     try:
         rv = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="ktype")

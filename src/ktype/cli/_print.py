@@ -6,10 +6,12 @@ so a test (or an embedding program) can replace them there.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from . import _app
 from ._app import EXIT_DATA

@@ -645,40 +645,62 @@ def alg3_run(X, LO, HI, k, order, anc, nlo, nhi, tree, m, measure, pn, ps, deg):
     return changes
 
 
-def scan_axis(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """The attribute along which the boxes select the fewest records on average, with the
-    records sorted by it: ``(axis, perm, vals)`` (``vals = X[perm, axis]``).
+def scan_index(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The index of box-membership scans: ``(U, perm, vals, dptr, didx)``.
 
-    Box-membership scans then look only at the records whose value on that attribute lies
-    in the box's interval (two binary searches), instead of at all n records.
+    ``U`` holds the distinct records (equal records are inside the same boxes, so a scan
+    checks each distinct record once); ``perm[a]`` sorts them by attribute a (stable) and
+    ``vals[a] = U[perm[a], a]``; the records equal to ``U[d]`` are
+    ``didx[dptr[d]:dptr[d + 1]]`` (ascending). A scan (:func:`_scan_box`) picks, per box, the
+    attribute whose interval holds the fewest distinct records (two binary searches per
+    attribute) and checks only those, instead of all n records or one attribute fixed for
+    every box.
     """
     n, r = X.shape
-    if n == 0 or r == 0 or len(glo) == 0:
-        axis = 0
+    if n == 0:
+        U, inv = X[:0], np.zeros(0, dtype=np.int64)
     else:
-        frac = np.empty(r)
-        for a in range(r):  # loop over attributes
-            pre = np.concatenate([[0], np.cumsum(np.bincount(X[:, a], minlength=int(ghi[:, a].max()) + 1))])
-            frac[a] = (pre[ghi[:, a] + 1] - pre[glo[:, a]]).mean()
-        axis = int(np.argmin(frac))
-    perm = np.argsort(X[:, axis], kind="stable").astype(np.int64) if r else np.arange(n, dtype=np.int64)
-    vals = np.ascontiguousarray(X[perm, axis]) if r else np.zeros(n, dtype=X.dtype)
-    return axis, perm, vals
+        U, inv = np.unique(X, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    didx = np.argsort(inv, kind="stable").astype(np.int64)
+    dptr = np.zeros(len(U) + 1, dtype=np.int64)
+    dptr[1:] = np.cumsum(np.bincount(inv, minlength=len(U)))
+    U = np.ascontiguousarray(U)
+    perm = np.empty((r, len(U)), dtype=np.int64)
+    vals = np.empty((r, len(U)), dtype=X.dtype)
+    for a in range(r):  # loop over attributes
+        perm[a] = np.argsort(U[:, a], kind="stable")
+        vals[a] = U[perm[a], a]
+    return U, perm, vals, dptr, didx
 
 
 @njit
-def _scan_box(X, perm, vals, axis, lo, hi, out):
-    """Write into ``out`` the records inside the box among those with ``lo[axis] <= x_axis
-    <= hi[axis]``; returns how many (in the order of ``perm``)."""
-    r = X.shape[1]
-    s = np.searchsorted(vals, lo[axis], side="left")
-    e = np.searchsorted(vals, hi[axis], side="right")
+def _scan_range(vals, lo, hi):
+    """``(axis, s, e)``: the attribute whose interval ``[lo[a], hi[a]]`` holds the fewest
+    records and their positions ``s:e`` in its sorted order (ties: the lowest attribute)."""
+    best_a, best_s, best_e = 0, 0, vals.shape[1]
+    for a in range(vals.shape[0]):
+        s = np.searchsorted(vals[a], lo[a], side="left")
+        e = np.searchsorted(vals[a], hi[a], side="right")
+        if e - s < best_e - best_s:
+            best_a, best_s, best_e = a, s, e
+    return best_a, best_s, best_e
+
+
+@njit
+def _scan_box(U, perm, vals, lo, hi, out):
+    """Write into ``out`` the distinct records (indices into ``U``) inside the box, scanning
+    only those in the box's narrowest attribute range (:func:`_scan_range`); returns how
+    many (in that attribute's sorted order, not ascending)."""
+    r = U.shape[1]
+    axis, s, e = _scan_range(vals, lo, hi)
+    p = perm[axis]
     c = 0
     for t in range(s, e):
-        y = perm[t]
+        y = p[t]
         ok = True
         for a in range(r):
-            v = X[y, a]
+            v = U[y, a]
             if v < lo[a] or v > hi[a]:
                 ok = False
                 break
@@ -689,52 +711,81 @@ def _scan_box(X, perm, vals, axis, lo, hi, out):
 
 
 @njit
-def box_members_indexed(X, perm, vals, axis, lo, hi):
-    """Indices y (ascending) with X_y inside the box, scanning along a sorted attribute."""
-    e = np.searchsorted(vals, hi[axis], side="right") - np.searchsorted(vals, lo[axis], side="left")
-    out = np.empty(max(e, 0), dtype=np.int64)
-    c = _scan_box(X, perm, vals, axis, lo, hi, out)
-    out = out[:c]
+def _expand(dist, c, dptr, didx, out):
+    """Write the records equal to the distinct records ``dist[:c]`` into ``out``; returns how many."""
+    z = 0
+    for t in range(c):
+        d = dist[t]
+        for u in range(dptr[d], dptr[d + 1]):
+            out[z] = didx[u]
+            z += 1
+    return z
+
+
+@njit
+def _expanded_size(dist, c, dptr):
+    z = 0
+    for t in range(c):
+        z += dptr[dist[t] + 1] - dptr[dist[t]]
+    return z
+
+
+@njit
+def box_members_indexed(U, perm, vals, dptr, didx, lo, hi):
+    """Indices y (ascending) with X_y inside the box (:func:`_scan_box` over :func:`scan_index`)."""
+    _, s, e = _scan_range(vals, lo, hi)
+    buf = np.empty(max(e - s, 0), dtype=np.int64)
+    c = _scan_box(U, perm, vals, lo, hi, buf)
+    out = np.empty(_expanded_size(buf, c, dptr), dtype=np.int64)
+    _expand(buf, c, dptr, didx, out)
     out.sort()
     return out
 
 
 @njit
-def degrees_indexed(X, glo, ghi, gcount, perm, vals, axis):
+def degrees_indexed(U, perm, vals, dptr, didx, glo, ghi, gcount):
     """For each record y: Σ over distinct generalized records g containing X_y of count(g)."""
-    n = X.shape[0]
-    deg = np.zeros(n, dtype=np.int64)
-    buf = np.empty(n, dtype=np.int64)
+    nu = U.shape[0]
+    degd = np.zeros(nu, dtype=np.int64)
+    buf = np.empty(nu, dtype=np.int64)
     for g in range(glo.shape[0]):
-        c = _scan_box(X, perm, vals, axis, glo[g], ghi[g], buf)
+        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
         for t in range(c):
-            deg[buf[t]] += gcount[g]
+            degd[buf[t]] += gcount[g]
+    deg = np.empty(dptr[nu], dtype=np.int64)
+    for d in range(nu):
+        for u in range(dptr[d], dptr[d + 1]):
+            deg[didx[u]] = degd[d]
     return deg
 
 
 @njit(parallel=True)
-def box_edges(X, glo, ghi, perm, vals, axis):
+def box_edges(U, perm, vals, dptr, didx, glo, ghi):
     """COO arcs (record y, group g) with X_y inside the distinct box g, sorted by (y, g).
 
-    Groups are scanned in parallel along the sorted attribute ``axis`` (see
-    :func:`scan_axis`); a stable counting sort by record then orders the arcs.
+    Groups are scanned in parallel, each along its narrowest attribute over the distinct
+    records (:func:`scan_index`, :func:`_scan_box`); a stable counting sort by record then
+    orders the arcs.
     """
-    n, r = X.shape
+    n = dptr[U.shape[0]]
     G = glo.shape[0]
     cnt = np.zeros(G + 1, dtype=np.int64)
     for g in prange(G):
-        w = np.searchsorted(vals, ghi[g, axis], side="right") - np.searchsorted(vals, glo[g, axis], side="left")
-        buf = np.empty(max(w, 0), dtype=np.int64)
-        cnt[g + 1] = _scan_box(X, perm, vals, axis, glo[g], ghi[g], buf)
+        _, s, e = _scan_range(vals, glo[g], ghi[g])
+        buf = np.empty(max(e - s, 0), dtype=np.int64)
+        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
+        cnt[g + 1] = _expanded_size(buf, c, dptr)
     for g in range(G):
         cnt[g + 1] += cnt[g]
     E = cnt[G]
     ys0 = np.empty(E, dtype=np.int64)
     for g in prange(G):
-        c = _scan_box(X, perm, vals, axis, glo[g], ghi[g], ys0[cnt[g] : cnt[g + 1]])
-        seg = ys0[cnt[g] : cnt[g] + c]
-        seg.sort()
-    # stable counting sort by record (groups already ascending)
+        _, s, e = _scan_range(vals, glo[g], ghi[g])
+        buf = np.empty(max(e - s, 0), dtype=np.int64)
+        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
+        _expand(buf, c, dptr, didx, ys0[cnt[g] : cnt[g + 1]])
+    # counting sort by record, visiting the groups in ascending order: arcs end sorted by
+    # (y, g) whatever the order of the records within a group's segment
     yp = np.zeros(n + 1, dtype=np.int64)
     for t in range(E):
         yp[ys0[t] + 1] += 1
@@ -798,8 +849,7 @@ def pair_knn(X, q, anc, nlo, nhi, tree, m, measure, pn, ps):
     return idx, w
 
 
-@njit(parallel=True)
-def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):
+def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):  # noqa: PLR0913
     """:func:`pair_knn` by branch-and-bound over the record trie (:func:`trie_order`).
 
     Same output (the q least ``(d({R_i, R_j}), j)``, scores summed over the attributes in
@@ -807,16 +857,48 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
     sum exceeds the current q-th best score (every term is >= 0: the box of one record
     costs 0), so far fewer than n records are scored per row.
     """
+    rows = np.arange(X.shape[0], dtype=np.int64)
+    return _knn_trie_rows(X, rows, q, True, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt)
+
+
+def pair_knn_distinct(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):  # noqa: PLR0913
+    """:func:`pair_knn_trie`'s output, searched once per *distinct* record.
+
+    Equal records have equal score tables, so their lists differ only in which record is
+    left out as "self": the search runs once per distinct record for its q + 1 least
+    ``(score, j)`` over all records (itself included), and each record i then drops itself
+    from that list if it is there, else the last entry. Both give the q least ``(score, j)``
+    over ``j != i``, ties by index, as the per-record search does.
+    """
+    n = X.shape[0]
+    if n == 0:
+        return np.empty((0, q), dtype=np.int64), np.empty((0, q))
+    _, rep, inv = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    idx1, w1 = _knn_trie_rows(X, rep.astype(np.int64), q + 1, False, anc, nlo, nhi, tree, m, measure, pn, ps,
+                              attrs, perm, nxt)
+    inv = inv.reshape(-1)
+    big_i, big_w = idx1[inv], w1[inv]  # (n, q + 1) per record
+    keep = big_i != np.arange(n)[:, None]
+    keep[keep.all(axis=1), q] = False  # self not in the list: drop the (q+1)-th
+    return big_i[keep].reshape(n, q), big_w[keep].reshape(n, q)
+
+
+@njit(parallel=True)
+def _knn_trie_rows(X, rows, q, skip_self, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nxt):  # noqa: PLR0913
+    """The search of :func:`pair_knn_trie` for the records ``rows`` (output row t for record
+    ``rows[t]``); ``skip_self=False`` keeps the record itself among the candidates."""
     n, r = X.shape
     M = anc.shape[1]
-    idx = np.empty((n, q), dtype=np.int64)
-    w = np.empty((n, q))
-    nchunks = min(n, 64)
+    nr = rows.shape[0]
+    idx = np.empty((nr, q), dtype=np.int64)
+    w = np.empty((nr, q))
+    nchunks = min(nr, 64)
     for c in prange(nchunks):
         stack_t = np.empty(r * (M + 1) + 1, dtype=np.int64)
         stack_s = np.empty(r * (M + 1) + 1, dtype=np.int64)
         stack_p = np.empty(r * (M + 1) + 1)
-        for i in range(c * n // nchunks, (c + 1) * n // nchunks):
+        for ti in range(c * nr // nchunks, (c + 1) * nr // nchunks):
+            i = rows[ti]
             lo = X[i].copy()
             hi = X[i].copy()
             tab = plus_table(lo, hi, anc, nlo, nhi, tree, m, measure, pn, ps)
@@ -838,7 +920,7 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
                 if t == r:
                     for u in range(p, nxt[r - 1, p]):
                         j = perm[u]
-                        if j == i:
+                        if skip_self and j == i:
                             continue
                         s = 0.0
                         for a in range(r):
@@ -857,8 +939,8 @@ def pair_knn_trie(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm, nx
                 e = nxt[t - 1, p] if t > 0 else n
                 sp = _push_children(X, perm, nxt, tab, attrs[t], t, p, e, part, bound, stack_t, stack_s, stack_p, sp)
             for t in range(q):
-                idx[i, t] = bj[t]
-                w[i, t] = bw[t] / r
+                idx[ti, t] = bj[t]
+                w[ti, t] = bw[t] / r
     return idx, w
 
 

@@ -40,7 +40,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..._jit import njit
 from ._core import consistent_pair, unique_boxes
-from ._kernels import box_edges, box_members_indexed, scan_axis
+from ._kernels import box_edges, box_members_indexed, scan_index
 
 __all__ = ["MatchGraph", "all_matches", "initial_order", "ordered_merge"]
 
@@ -59,8 +59,8 @@ class MatchGraph:
         self.n, self.r = X.shape
         n = self.n
         glo, ghi, gid, _ = unique_boxes(LO, HI)
-        self.axis, self.perm, self.vals = scan_axis(X, glo, ghi)
-        ys, gs = box_edges(X, glo, ghi, self.perm, self.vals, self.axis)  # sorted by y, then g
+        self.index = scan_index(X)
+        ys, gs = box_edges(*self.index, glo, ghi)  # sorted by y, then g
         self.G = len(glo)
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
         # gin: records inside each group's box (CSR by group, append-only)
@@ -128,7 +128,7 @@ class MatchGraph:
 
     def members(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Records inside the box (lo, hi), ascending (scan along the sorted attribute)."""
-        return box_members_indexed(self.X, self.perm, self.vals, self.axis, lo, hi)
+        return box_members_indexed(*self.index, lo, hi)
 
     def csr(self) -> csr_matrix:
         """Adjacency of the grouped digraph (nodes: records 0..n-1, then groups)."""
@@ -361,6 +361,30 @@ def _graph_neighbours(i, out_head, arc_next, arc_g, mem_head, mem_next, buf):
         e = arc_next[e]
     out = buf[:c].copy()
     out.sort()
+    return out
+
+
+@njit
+def graph_match_counts(comp, out_head, arc_next, arc_g, mem_head, mem_next):
+    """For every record i, how many rows j are a match of it: ``R̄_j`` is consistent with
+    ``R_i`` (j is a member of a group whose box contains X_i; each row is a member of one
+    group) and j is in i's SCC. The count of :meth:`MatchGraph.neighbours` filtered by
+    ``comp``, for all records in one pass over the grouped graph (:func:`match_counts`
+    tests every pair)."""
+    n = out_head.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        c = 0
+        ci = comp[i]
+        e = out_head[i]
+        while e >= 0:
+            j = mem_head[arc_g[e]]
+            while j >= 0:
+                if comp[j] == ci:
+                    c += 1
+                j = mem_next[j]
+            e = arc_next[e]
+        out[i] = c
     return out
 
 

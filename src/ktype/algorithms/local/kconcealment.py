@@ -30,8 +30,8 @@ from ... import _progress
 from ..._jit import njit
 from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
-from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_trie, scan_axis, trie_order
-from ._matching import MatchGraph, _relabel, initial_order, ordered_merge
+from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_distinct, scan_index, trie_order
+from ._matching import MatchGraph, _relabel, graph_match_counts, initial_order, ordered_merge
 
 __all__ = [
     "optimal_k1",
@@ -135,8 +135,8 @@ def randomized_k1(
     ``q`` defaults to ``2(k-1)`` (the paper's experiments) and must satisfy
     ``k-1 <= q <= n-1``. The nearest-neighbour lists cost O(n q) memory (never the n x n
     distance matrix of the paper's step 1) and are found by branch-and-bound over a trie
-    of the records (:func:`~._kernels.pair_knn_trie`, the same lists as the O(n^2 r) scan
-    :func:`~._kernels.pair_knn`).
+    of the records, once per distinct record (:func:`~._kernels.pair_knn_distinct`, the same
+    lists as the O(n^2 r) scan :func:`~._kernels.pair_knn`).
     """
     n = problem.n
     _check_k(n, k)
@@ -151,7 +151,7 @@ def randomized_k1(
     stats = {"trials": 0, "fallback_rows": 0}
     if k == 1 or q == 0:
         return LO0, HI0, stats
-    idx, _ = pair_knn_trie(problem.X, q, *problem.args, *trie_order(problem.X))
+    idx, _ = pair_knn_distinct(problem.X, q, *problem.args, *trie_order(problem.X))
     LO1 = LO0.copy()
     HI1 = HI0.copy()
     todo = np.arange(n)
@@ -227,15 +227,10 @@ def one_k_completion(
     LO = np.ascontiguousarray(LO, dtype=np.int32).copy()
     HI = np.ascontiguousarray(HI, dtype=np.int32).copy()
     glo, ghi, _, cnt = unique_boxes(LO, HI)
-    deg = degrees_indexed(problem.X, glo, ghi, cnt, *_index_args(problem.X, glo, ghi))
+    deg = degrees_indexed(*scan_index(problem.X), glo, ghi, cnt)
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
     alg3_run(problem.X, LO, HI, int(k), order, *problem.args, deg)
     return LO, HI
-
-
-def _index_args(X: np.ndarray, glo: np.ndarray, ghi: np.ndarray) -> tuple:
-    axis, perm, vals = scan_axis(X, glo, ghi)
-    return perm, vals, axis
 
 
 # ---------------------------------------------------------------------------- Algorithm 5
@@ -375,9 +370,13 @@ def k_conceal(
     st = _Concealer(problem, LO, HI, scc_update)
     n = problem.n
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
-    for t, i in enumerate(order):  # sequential by nature: each upgrade changes later rows' matches
-        _progress.update("k-concealment", t, n, "records")
-        i = int(i)
+    # Matches only grow (boxes only widen, SCCs only merge), so a record with k matches now
+    # has them at its turn: only the others are visited (the rest would stop at once).
+    g = st.graph
+    short = graph_match_counts(st.comp, g.out_head, g.arc_next, g.arc_g, g.mem_head, g.mem_next) < k
+    for t in np.flatnonzero(short[order]):  # sequential by nature: each upgrade changes later rows' matches
+        _progress.update("k-concealment", int(t), n, "records")
+        i = int(order[t])
         Q = st.graph.neighbours(i)  # fixed while row i is processed: step 8 widens only R̄_i, which R_i already matches
         if len(Q) < k:
             raise InfeasibleError(
