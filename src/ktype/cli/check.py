@@ -97,8 +97,7 @@ def check(
     types: opt.Type = None,
     na_values: opt.NaValues = None,
     missing: opt.Missing = None,
-    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Show the audit's steps on standard "
-                                                  "error (default: a bar on a terminal, nothing on a pipe).")] = None,
+    progress: opt.Progress = None,
 ) -> None:
     """Audit a released file against its original, then check its models.
 
@@ -175,16 +174,21 @@ def metrics(
     types: opt.Type = None,
     na_values: opt.NaValues = None,
     missing: opt.Missing = None,
+    progress: opt.Progress = None,
 ) -> None:
     """Information-loss measures of a released table against its original."""
     params = dict(locals())
+    from .._progress import reporting, stage
     from ..exceptions import KtypeError
     from ..measures import compute
 
     try:
         opts = opt.gather(metrics, params)
-        _ds, rel = _reading.release_pair(opts, released, local=bool(opts.get("local")))
-        vals = compute(rel, **({"k": opts["k"]} if opts.get("k") is not None else {}))
+        shown = opts.get("progress")
+        with reporting("auto" if shown is None else bool(shown)):
+            with stage("read"):
+                _ds, rel = _reading.release_pair(opts, released, local=bool(opts.get("local")))
+            vals = compute(rel, **({"k": opts["k"]} if opts.get("k") is not None else {}))
     except KtypeError as e:
         fail(e)
         return
