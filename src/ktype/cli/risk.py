@@ -18,6 +18,7 @@ def risk(
     data: Annotated[Path | None, typer.Argument(help="The input table (input mode) or, with --original/--dataset, the released table.")] = None,
     original: Annotated[Path | None, typer.Option("--original", help="Release mode: the original table (CSV/Parquet) the release was made from.")] = None,
     dataset: opt.Dataset = None,
+    rows: opt.Rows = None,
     qi: opt.Qi = None,
     sensitive: opt.Sensitive = None,
     identifier: opt.Identifier = None,
