@@ -26,6 +26,7 @@ command line prints that result's summary. See ``docs/design/job.md``.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -187,14 +188,10 @@ def load_input(
 
 
 def _rows(rows: Any) -> int | None:
-    """``rows`` checked: None or a positive whole number."""
-    import numpy as np
-
-    if rows is None:
-        return None
-    if isinstance(rows, (bool, np.bool_)) or not isinstance(rows, (int, np.integer)) or rows < 1:
+    """``rows`` checked: None or a positive whole number (numpy integers too, never a boolean)."""
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, numbers.Integral) or rows < 1):
         raise InvalidParameterError(f"rows (--rows) must be a positive whole number of records; got {rows!r}.")
-    return int(rows)
+    return None if rows is None else int(rows)
 
 
 # ---------------------------------------------------------------------- the job
