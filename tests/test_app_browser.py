@@ -9,6 +9,7 @@ environment variable KTYPE_REQUIRE_BROWSER is unset; CI sets it and installs Chr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -204,22 +205,53 @@ def test_adult_k10_l2_verdict_metric_and_download_agree_with_the_library(page, t
     ds = ktype.load_adult(quasi_identifiers=qi, sensitive=["salary-class"], insensitive=["native-country"], n=ROWS)
     rel = ktype.anonymize(ds, k=10, l=2, algorithm="mondrian")
     assert shown_verdict == str(ktype.check(rel))
-    assert shown_loss == pytest.approx(ktype.measures.compute(rel)["loss_metric"], rel=1e-5)
 
+    # the release downloaded from the page: `ktype check` passes it, `ktype metrics` gives the page's metric
     with page.expect_download() as dl:
         page.click(tid("download-csv"))
     zpath = tmp_path / dl.value.suggested_filename
     dl.value.save_as(zpath)
+    app_dir = tmp_path / "app"
     with zipfile.ZipFile(zpath) as z:
-        z.extractall(tmp_path)
+        z.extractall(app_dir)
         csv = next(n for n in z.namelist() if n.endswith(".csv"))
-    assert ktype.check(tmp_path / csv, original=ds).passed
+    roles = ["--dataset", "adult", "--rows", str(ROWS), "--qi", ",".join(qi), "--sensitive", "salary-class",
+             "--insensitive", "native-country"]
+    checked = _ktype("check", str(app_dir / csv), *roles)
+    assert checked.returncode == 0 and "FAIL" not in checked.stdout, checked.stdout + checked.stderr
+    metrics = _ktype("metrics", str(app_dir / csv), *roles, "--json")
+    assert metrics.returncode == 0, metrics.stderr
+    assert shown_loss == pytest.approx(json.loads(metrics.stdout)["loss_metric"], rel=1e-5)
 
+    # the config downloaded from the page, run by the command line, writes the same release
     with page.expect_download() as dl:
         page.click(tid("download-config"))
-    cfg = yaml.safe_load(Path(dl.value.path()).read_text())
-    assert (cfg["dataset"], cfg["k"], cfg["l"], cfg["algorithm"]) == ("adult", 10, 2, "mondrian")
+    cli_dir = tmp_path / "cli"
+    cli_dir.mkdir()
+    cfg_path = cli_dir / dl.value.suggested_filename
+    dl.value.save_as(cfg_path)
+    cfg = yaml.safe_load(cfg_path.read_text())
+    assert (cfg["dataset"], cfg["rows"], cfg["k"], cfg["l"], cfg["algorithm"]) == ("adult", ROWS, 10, 2, "mondrian")
     assert cfg["insensitive"] == ["native-country"] and cfg["sensitive"] == ["salary-class"]
+    run = _ktype("anonymize", "--config", str(cfg_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (cli_dir / csv).read_bytes() == (app_dir / csv).read_bytes()
+    app_meta, cli_meta = (json.loads(ktype.release.sidecar_path(d / csv).read_text()) for d in (app_dir, cli_dir))
+    assert _without_times(cli_meta) == _without_times(app_meta)
+
+
+def _ktype(*argv: str) -> subprocess.CompletedProcess:
+    """``python -m ktype ARGV`` as a user runs it (this checkout's sources)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", "ktype", *argv], capture_output=True, text=True, env=env, timeout=600)
+
+
+#: sidecar fields that legitimately differ between two runs of the same job: when it was written
+TIMES = ("created",)
+
+
+def _without_times(meta: dict) -> dict:
+    return {k: v for k, v in meta.items() if k not in TIMES}
 
 
 def test_malformed_upload_shows_the_message_and_keeps_the_settings(page, tmp_path):

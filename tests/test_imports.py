@@ -34,11 +34,19 @@ def test_an_unknown_name_is_an_attribute_error():
         ktype.nope  # noqa: B018
 
 
-def test_risk_loads_scipy_stats_only_for_population_uniqueness():
+def test_risk_of_a_table_loads_neither_scipy_stats_nor_numba():
+    """``ktype risk``'s start-up: scipy.stats (0.3-1 s to import) is not needed at all, numba
+    only for the risk of a local recoding (matches counted in boxes)."""
     assert "scipy.stats" not in _modules_after("from ktype.risk import identifier_hints, suda")
-    assert "scipy.stats" in _modules_after(
-        "import ktype\nfrom ktype.risk import population_uniqueness\n"
-        "population_uniqueness(ktype.load_adult(n=500), population_size=10**6)")
+    loaded = _modules_after(
+        "import ktype\nfrom ktype.risk import population_uniqueness, reidentification_risk\n"
+        "from ktype.risk.report import risk_report\nds = ktype.load_adult(n=500)\n"
+        "population_uniqueness(ds, population_size=10**6)\nrisk_report(ds, sampling_fraction=0.1, suda_max_size=2)\n"
+        "reidentification_risk(ds, sampling_fraction=0.1)")
+    assert "scipy.stats" not in loaded and "numba" not in loaded
+    assert "numba" in _modules_after(
+        "import numpy as np\nfrom ktype.risk.reidentification import count_in_boxes\n"
+        "count_in_boxes(np.zeros((1, 1), int), np.ones((1, 1), int), np.array([2]), np.zeros((1, 1), int))")
 
 
 def test_risk_public_names_resolve_and_suda_is_the_function():

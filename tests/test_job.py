@@ -185,3 +185,34 @@ def test_deterministic_k_concealment_warns_from_every_entry_point(people_csv, ca
     assert run(["anonymize", str(people_csv), "--qi", "age,zip", "-s", "disease", "--identifier", "name", "--k", "3",
                 "-a", "k_concealment", "-o", "randomized=false"]) == EXIT_OK
     assert "DETERMINISTIC" in capsys.readouterr().err
+
+
+def test_rows_and_protect_select_the_records_and_the_protected_column(people_csv, tmp_path):
+    """``rows: N`` reads the first N records (of a file and of bundled Adult); ``protect:``
+    names which of several sensitive columns ℓ protects. Oracles: pandas' head, load_adult(n=)
+    and the checker of ℓ-diversity on the named column."""
+    from ktype.data import load_adult
+    from ktype.models import DistinctLDiversity
+
+    df = pd.read_csv(people_csv, dtype={"zip": str})
+    df["sex"] = np.array(["F", "M", "X"])[np.arange(len(df)) % 3]
+    src = tmp_path / "two.csv"
+    df.to_csv(src, index=False)
+    cfg = {"input": str(src), "rows": 45, "qi": ["age", "zip"], "sensitive": ["disease", "sex"],
+           "identifier": ["name"], "l": 3, "protect": "sex", "algorithm": "mondrian"}
+    job = AnonymizationJob.from_config(cfg)
+    ds = job.load()
+    assert ds.n == 45 and list(ds.data["age"]) == list(df["age"].head(45))
+    (model,) = job.models()
+    assert model.sensitive == "sex"
+    rel = run_job(job).release
+    assert DistinctLDiversity(3, sensitive="sex").check(rel)
+    assert AnonymizationJob.from_config(job.to_config()) == job
+    adult = AnonymizationJob(dataset="adult", rows=300, k=5).load()
+    assert adult.data.equals(load_adult(n=300).data)
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises(KtypeError, match="rows"):
+            AnonymizationJob(dataset="adult", rows=bad, k=5)
+    without = AnonymizationJob.from_config({k: v for k, v in cfg.items() if k != "protect"})
+    with pytest.raises(KtypeError, match="several sensitive"):
+        run_job(without)

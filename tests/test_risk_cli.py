@@ -1,6 +1,7 @@
 """`ktype risk` in input mode and release mode (JSON checked against pandas computations)."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -111,3 +112,76 @@ def test_anonymize_summary_has_prosecutor_risk_before_and_after(tmp_path):
     assert rk["input"]["highest"] == 1.0 / size.min()
     assert rk["input"]["average"] == df[["age", "zip", "sex"]].drop_duplicates().shape[0] / len(df)
     assert rk["release"]["highest"] <= 1 / 5 and rk["release"]["records_above_threshold"] == 0
+
+
+def _patients(tmp_path):
+    """300 patients: an exact admission date (a HIPAA identifier unless generalized), age, sex, diagnosis."""
+    rng = np.random.default_rng(1)
+    n = 300
+    days = pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.integers(0, 365, n), unit="D")
+    df = pd.DataFrame({"admission": days.strftime("%Y-%m-%d"), "age": rng.integers(20, 80, n),
+                       "sex": rng.choice(["m", "f"], n), "diagnosis": rng.choice(["flu", "cold", "none"], n)})
+    path = tmp_path / "patients.csv"
+    df.to_csv(path, index=False)
+    return df, path
+
+
+def test_release_hints_and_exactness_are_about_the_published_values(tmp_path):
+    """Every released admission is '*': no 'generalize it' hint for it (the input does get one),
+    and the per-QI counts equal those of the released CSV read with pandas (a label is exact
+    when it is one of the column's input values)."""
+    df, path = _patients(tmp_path)
+    roles = ["--qi", "admission,age,sex", "--insensitive", "diagnosis", "-H", "admission=flat",
+             "-H", "age=intervals:5,10,20"]
+    out = tmp_path / "rel.csv"
+    a = runner.invoke(app, ["anonymize", str(path), *roles, "-k", "5", "-a", "flash", "-O", str(out)])
+    assert a.exit_code == 0, a.output
+    released = pd.read_csv(out, dtype=str)
+    assert set(released["admission"]) == {"*"}
+    inp = json.loads(runner.invoke(app, ["risk", str(path), *roles, "--json"]).output)
+    assert "admission" in {h["column"] for h in inp["identifier_hints"]}
+    res = runner.invoke(app, ["risk", str(out), "--original", str(path), *roles, "--json"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    assert "admission" not in {h["column"] for h in rep["identifier_hints"]}
+    by_col = {q["column"]: q for q in rep["published"]}
+    for col in ("admission", "age", "sex"):
+        labels = released[col]
+        exact = labels[labels.isin(set(df[col].astype(str)))]
+        q = by_col[col]
+        assert q["cells"] == len(released)
+        assert q["exact"] == len(exact) and q["exact_distinct"] == exact.nunique()
+        assert q["hidden"] == int((labels == "*").sum())
+        assert q["generalized"] == len(labels) - q["exact"] - q["hidden"]
+        top = exact.value_counts()
+        assert [top[v] for v in q["exact_examples"]] == sorted(top.to_numpy(), reverse=True)[:len(q["exact_examples"])]
+    txt = runner.invoke(app, ["risk", str(out), "--original", str(path), *roles])
+    assert "published per quasi-identifier" in txt.output and "admission: 0% exact" in txt.output
+    assert "'admission' looks like" not in txt.output
+
+
+def test_progress_lines_on_request_and_silence_on_a_pipe(tmp_path):
+    """--progress prints the stages with monotone counts to standard error; by default a pipe
+    (CliRunner is not a terminal) gets nothing, in risk and in metrics."""
+    _, path = _table(tmp_path)
+    roles = ["--qi", "age,zip,sex", "--identifier", "email", "--insensitive", "disease"]
+    out = tmp_path / "rel.csv"
+    assert runner.invoke(app, ["anonymize", str(path), *roles, "-k", "5", "-O", str(out)]).exit_code == 0
+    for argv in (["risk", str(path), *roles, "--suda", "2", "--sampling-fraction", "0.1"],
+                 ["metrics", str(out), "--original", str(path), *roles]):
+        quiet = CliRunner().invoke(app, argv)
+        assert quiet.exit_code == 0 and "ktype:" not in quiet.output
+        shown = CliRunner().invoke(app, [*argv, "--progress"])
+        assert shown.exit_code == 0, shown.output
+        lines = [ln[len("ktype: "):] for ln in shown.stderr.splitlines() if ln.startswith("ktype: ")]
+        started = [ln.split("...")[0] for ln in lines if "..." in ln]
+        assert started[0] == "read" and started[1] == argv[0].replace("metrics", "measures")
+        counts: dict[str, list[tuple[int, int]]] = {}
+        for ln in lines:
+            m = re.fullmatch(r"(\w+) (?:\d+%|done) \((\d+)/(\d+)\)", ln)
+            if m:
+                counts.setdefault(m[1], []).append((int(m[2]), int(m[3])))
+        assert set(counts) >= {started[1]}
+        for seq in counts.values():  # monotone, ending with all of it done
+            assert [d for d, _ in seq] == sorted(d for d, _ in seq) and seq[-1][0] == seq[-1][1] > 0
+        assert "ktype:" not in shown.stdout

@@ -305,3 +305,34 @@ def test_a_failing_estimator_does_not_take_the_others_down(monkeypatch):
     res = CliRunner().invoke(app, ["risk", "--dataset", "adult", "--sampling-fraction", "0.3"])
     assert res.exit_code == 0, res.output
     assert "snb: n/a (ZeroDivisionError: float division by zero)" in " ".join(res.stdout.split())
+
+
+def test_hypergeometric_probability_of_one_equals_exact_fractions():
+    """Zayatz's P(X = 1) (computed without scipy.stats) against exact rational arithmetic and
+    scipy.stats.hypergeom: within 1e-12 relative of the exact value, in small and million-size
+    populations, and 0 where one marked record cannot be drawn."""
+    from fractions import Fraction
+    from math import comb
+
+    from scipy import stats
+
+    from ktype.risk.uniqueness import hypergeom_pmf_one
+
+    def exact(N, m, n):
+        if m < 1 or N - m < n - 1:
+            return 0.0
+        return float(Fraction(m * comb(N - m, n - 1), comb(N, n)))
+
+    rng = np.random.default_rng(5)
+    cases = [(10, np.arange(0, 11), 10), (5000, np.array([1, 2, 3]), 5000), (7, np.array([7]), 1)]
+    for _ in range(40):
+        N = int(rng.integers(1, 3000))
+        cases.append((N, rng.integers(0, N + 1, 6), int(rng.integers(1, N + 1))))
+    for _ in range(5):
+        N = int(rng.integers(10**5, 2 * 10**6))
+        cases.append((N, rng.integers(1, 40, 6), int(rng.integers(1, 3000))))
+    for N, m, n in cases:
+        got = hypergeom_pmf_one(N, m, n)
+        want = np.array([exact(N, int(x), n) for x in m])
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-300), (N, m, n)
+        assert np.allclose(got, stats.hypergeom.pmf(1, N, m, n), rtol=1e-7, atol=1e-300)

@@ -42,11 +42,12 @@ REST = "*"
 OPTION_KINDS: dict[str, str] = {
     # input and roles
     "input": "path", "dataset": "text", "original": "path", "released": "path", "data": "path", "prefix": "path",
+    "rows": "int",
     "qi": "list", "sensitive": "list", "identifier": "list", "insensitive": "list", "hierarchy": "map",
     # reading
     "sep": "text", "encoding": "text", "type": "map", "na_values": "list", "missing": "map",
     # privacy requirement
-    "model": "list", "k": "int", "l": "float", "diversity": "text", "c": "float", "p": "int", "t": "float",
+    "model": "list", "protect": "text", "k": "int", "l": "float", "diversity": "text", "c": "float", "p": "int", "t": "float",
     "distance": "text",
     # algorithm
     "algorithm": "text", "option": "map", "rng": "int",

@@ -26,6 +26,7 @@ command line prints that result's summary. See ``docs/design/job.md``.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,11 +55,12 @@ ROLE_KEYS = ("qi", "sensitive", "identifier", "insensitive", "hierarchy")
 
 #: config key -> AnonymizationJob field, for the keys a job holds
 _JOB_FIELDS: dict[str, str] = {
-    "input": "input", "dataset": "dataset",
+    "input": "input", "dataset": "dataset", "rows": "rows",
     "qi": "quasi_identifiers", "sensitive": "sensitive", "identifier": "identifiers", "insensitive": "insensitive",
     "hierarchy": "hierarchies",
     "sep": "sep", "encoding": "encoding", "type": "types", "na_values": "na_values", "missing": "missing",
-    "model": "model", "k": "k", "l": "l", "diversity": "diversity", "c": "c", "p": "p", "t": "t", "distance": "distance",
+    "model": "model", "protect": "protect", "k": "k", "l": "l", "diversity": "diversity", "c": "c", "p": "p", "t": "t",
+    "distance": "distance",
     "algorithm": "algorithm", "option": "options", "rng": "rng",
     "output": "output", "summary": "summary", "format": "format", "csv_escape": "csv_escape", "force": "force",
     "mkdirs": "mkdirs",
@@ -121,10 +123,12 @@ def load_input(
     insensitive: Sequence[str] = (),
     hierarchies: Mapping[str, Any] | None = None,
     reading: Reading | None = None,
+    rows: int | None = None,
 ) -> Any:
     """A :class:`~ktype.Dataset` from a file path, a DataFrame, a Dataset or a bundled dataset
     name, read the same way by every command (``reading``); ``insensitive=["*"]`` releases
-    every column without another role unchanged."""
+    every column without another role unchanged. ``rows``: only the first ``rows`` records
+    (of a file or DataFrame as read, or of the bundled dataset)."""
     import pandas as pd
 
     from .data.dataset import Dataset
@@ -132,7 +136,11 @@ def load_input(
 
     rd = reading or Reading()
     hier = dict(hierarchies or {})
+    rows = _rows(rows)
     if isinstance(source, Dataset):
+        if rows is not None:
+            raise InvalidParameterError("rows (--rows) takes the first rows of a table read from a file or a "
+                                        "DataFrame; a Dataset is used whole: pass ds.subset(range(n)) instead.")
         return source
     if dataset:
         from .data.bundled import load_adult
@@ -145,7 +153,8 @@ def load_input(
             raise KtypeError("The bundled Adult data has no columns besides its QIs and sensitive attribute; drop "
                              "--insensitive '*'.")
         return load_adult(quasi_identifiers=list(quasi_identifiers) or None,
-                          sensitive=list(sensitive) if sensitive else ("salary-class",), insensitive=list(insensitive))
+                          sensitive=list(sensitive) if sensitive else ("salary-class",), insensitive=list(insensitive),
+                          n=rows)
     if source is None:
         raise KtypeError("Give an input file (CSV or Parquet) or --dataset adult.")
     if not quasi_identifiers:
@@ -165,6 +174,8 @@ def load_input(
         name = Path(source).stem
     else:
         raise DataError(f"Expected a file path, a pandas DataFrame or a ktype Dataset; got {type(source).__name__}.")
+    if rows is not None:
+        frame = frame.iloc[:rows].reset_index(drop=True)
     ins = _with_rest([str(c) for c in frame.columns], quasi_identifiers, sensitive, identifiers, insensitive)
     try:
         return Dataset(frame, quasi_identifiers=list(quasi_identifiers), sensitive=list(sensitive),
@@ -174,6 +185,13 @@ def load_input(
         from .risk.hipaa import with_identifier_hints
 
         raise with_identifier_hints(e) from None
+
+
+def _rows(rows: Any) -> int | None:
+    """``rows`` checked: None or a positive whole number (numpy integers too, never a boolean)."""
+    if rows is not None and (isinstance(rows, bool) or not isinstance(rows, numbers.Integral) or rows < 1):
+        raise InvalidParameterError(f"rows (--rows) must be a positive whole number of records; got {rows!r}.")
+    return None if rows is None else int(rows)
 
 
 # ---------------------------------------------------------------------- the job
@@ -198,11 +216,14 @@ class AnonymizationJob:
     ``types``, ``option`` = ``options``, ...). ``insensitive=["*"]`` releases every column
     without another role unchanged. ``model`` is a list of model names (the command line's
     ``--model``) or of :class:`~ktype.models.PrivacyModel` objects; with one k-type model
-    name it only says which model ``k`` means.
+    name it only says which model ``k`` means. ``rows``: only the first ``rows`` records of
+    the input (e.g. a sample of Adult, as the web app offers). ``protect``: with several
+    sensitive columns, the one ℓ-diversity, p-sensitivity and t-closeness protect.
     """
 
     input: Any = None
     dataset: str | None = None
+    rows: int | None = None
     quasi_identifiers: Sequence[str] = ()
     sensitive: Sequence[str] | str = ()
     identifiers: Sequence[str] = ()
@@ -214,6 +235,7 @@ class AnonymizationJob:
     na_values: Sequence[str] = ()
     missing: str | Mapping[str, str] | None = None
     model: Sequence[Any] | Any = ()
+    protect: str | None = None
     k: int | None = None
     l: float | None = None  # noqa: E741
     diversity: str | None = None
@@ -272,6 +294,9 @@ class AnonymizationJob:
             raise InvalidParameterError("format (--format) needs an output file (--output).")
         if self.input is not None and self.dataset:
             raise InvalidParameterError("Give an input table or a bundled dataset (--dataset), not both.")
+        put("rows", _rows(self.rows))
+        if self.protect is not None and not isinstance(self.protect, str):
+            raise InvalidParameterError(f"protect (--protect) names one sensitive column; got {self.protect!r}.")
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -412,11 +437,15 @@ class AnonymizationJob:
             if self.diversity is not None:
                 raise InvalidParameterError("diversity (--diversity) only applies without model names; name the "
                                             "variant as the model, e.g. --model recursive-cl-diversity.")
-            return models_from_names(names, **params)
+            models = models_from_names(names, **params)
+            if self.protect is not None:  # the models that protect a sensitive column protect that one
+                models = [dataclasses.replace(m, sensitive=self.protect) if hasattr(m, "sensitive") else m
+                          for m in models]
+            return models
         diversity = self.diversity
         if self.l is not None and diversity is None:
             diversity = default_diversity(info)
-        return make_models(diversity=diversity, kind=kind, **params)
+        return make_models(diversity=diversity, kind=kind, sensitive=self.protect, **params)
 
     def inputs(self) -> list[Path]:
         """Files this job reads (an output may never be one of them)."""
@@ -431,7 +460,7 @@ class AnonymizationJob:
         """The input as a :class:`~ktype.Dataset`, read as :attr:`reading` says."""
         return load_input(self.input, dataset=self.dataset, quasi_identifiers=self.quasi_identifiers,
                           sensitive=self.sensitive, identifiers=self.identifiers, insensitive=self.insensitive,
-                          hierarchies=self.hierarchies, reading=self.reading)
+                          hierarchies=self.hierarchies, reading=self.reading, rows=self.rows)
 
 
 # ---------------------------------------------------------------------- running

@@ -482,34 +482,20 @@ class Session:
 
     def config_yaml(self, run: RunResult) -> tuple[str, str]:
         """A YAML config that reproduces the run with ``ktype anonymize --config`` (the same
-        release for a seeded or deterministic run), to be saved beside the input file."""
+        release for a seeded or deterministic run), to be saved beside the input file: the
+        run's own job (:func:`ktype.app._worker.job_of`), so the first rows of Adult are
+        ``rows:`` and the sensitive column ℓ/t protect among several is ``protect:``."""
         import yaml
 
-        src, p = run.source, run.params
+        src = run.source
+        job = _worker.job_of(src, run.roles, run.params)
         notes = ["# Made by `ktype app`. Reproduce the run with:", f"#   ktype anonymize --config {self._stem(run)}.yaml"]
-        cfg: dict[str, Any] = {}
-        if src["kind"] == "adult":
-            cfg["dataset"] = "adult"
-            if src.get("rows"):
-                notes.append(f"# NOTE: the app used the first {src['rows']:,} rows of Adult; the command line reads all of them.")
-        else:
-            cfg["input"] = src["name"]
+        if src["kind"] != "adult":
             notes.append(f"# Save this file beside {src['name']} (relative paths are read from the config's folder).")
-        for key, role in (("qi", "quasi-identifier"), ("sensitive", "sensitive"), ("identifier", "identifier"),
-                          ("insensitive", "insensitive")):
-            cols = [c for c, r in run.roles.items() if r == role]
-            if cols and not (src["kind"] == "adult" and role == "identifier"):
-                cfg[key] = cols
-        for key in ("k", "l", "t"):
-            if p.get(key) is not None:
-                v = p[key]
-                cfg[key] = int(v) if float(v).is_integer() and key != "t" else float(v)
-        cfg["algorithm"] = p["algorithm"]
-        if p.get("rng") is not None:
-            cfg["rng"] = int(p["rng"])
-        if p.get("sensitive") is not None:
-            notes.append(f"# NOTE: l and t protect {p['sensitive']!r}; the command line needs a single sensitive column for that.")
-        cfg["output"] = f"{self._stem(run)}.csv"
+            job = job.replace(input=Path(src["name"]))
+        if job.rng is None and _worker.randomized(job):
+            notes.append("# NOTE: the run had no seed (secret OS entropy), so the command line makes another release.")
+        cfg = job.replace(output=Path(f"{self._stem(run)}.csv")).to_config()
         text = "\n".join(notes) + "\n" + yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True)
         return f"{self._stem(run)}.yaml", text
 

@@ -17,41 +17,39 @@ from __future__ import annotations
 from typing import Any
 
 
-def build_dataset(source: dict[str, Any], roles: dict[str, str]) -> Any:
-    """The :class:`~ktype.Dataset` of ``source`` (``{"kind": "adult", "rows": n}`` or
-    ``{"kind": "file", "path": ...}``) with the column ``roles`` (column -> role)."""
-    from ..data import Dataset, load_adult
+def job_of(source: dict[str, Any], roles: dict[str, str], params: dict[str, Any]) -> Any:
+    """The :class:`~ktype.job.AnonymizationJob` of a run: ``source`` (``{"kind": "adult",
+    "rows": n}`` or ``{"kind": "file", "path": ...}``), the column ``roles`` (column -> role)
+    and the page's ``params``. The run and its downloaded config are this one job, so
+    ``ktype anonymize --config`` repeats the run exactly."""
+    from ..job import AnonymizationJob
 
-    qi = [c for c, r in roles.items() if r == "quasi-identifier"]
-    sens = [c for c, r in roles.items() if r == "sensitive"]
-    ins = [c for c, r in roles.items() if r == "insensitive"]
-    ids = [c for c, r in roles.items() if r == "identifier"]
+    def cols(role: str) -> list[str]:
+        return [c for c, r in roles.items() if r == role]
+
+    kw: dict[str, Any] = {"quasi_identifiers": cols("quasi-identifier"), "sensitive": cols("sensitive"),
+                          "insensitive": cols("insensitive")}
     if source["kind"] == "adult":  # as `ktype anonymize --dataset adult`: unlisted columns are left out
-        return load_adult(quasi_identifiers=qi, sensitive=sens, insensitive=ins, n=source.get("rows"))
-    path = source["path"]
-    kw: dict[str, Any] = {"quasi_identifiers": qi, "sensitive": sens, "identifiers": ids, "insensitive": ins}
-    if str(path).lower().endswith((".parquet", ".pq")):
-        return Dataset.from_parquet(path, **kw)
-    return Dataset.from_csv(path, **kw)
+        kw.update(dataset="adult", rows=source.get("rows"))
+    else:
+        kw.update(input=source["path"], identifiers=cols("identifier"))
+    return AnonymizationJob(**kw, k=params.get("k"), l=params.get("l"), t=params.get("t"),
+                            protect=params.get("sensitive"), algorithm=params["algorithm"], rng=params.get("rng"),
+                            options=params.get("options") or {})
+
+
+def randomized(job: Any) -> bool:
+    """Whether the job's algorithm draws random numbers."""
+    return bool(job.algorithm_info().randomized)
 
 
 def anonymize(source: dict[str, Any], roles: dict[str, str], params: dict[str, Any], progress: Any = None) -> Any:
-    """Build the dataset and the models as ``ktype anonymize`` does, run, return the release."""
-    from ..algorithms import get_algorithm
-    from ..api import default_diversity, default_k_model, make_models
-
-    ds = build_dataset(source, roles)
-    info = get_algorithm(params["algorithm"])
-    l_value = params.get("l")
-    models = make_models(
-        k=params.get("k"),
-        l=l_value,
-        diversity=default_diversity(info) if l_value is not None else None,
-        t=params.get("t"),
-        sensitive=params.get("sensitive"),
-        kind=default_k_model(info),
-    )
-    return info.func(ds, models, rng=params.get("rng"), progress=progress, **params.get("options", {}))
+    """Build the dataset and the models as ``ktype anonymize`` does (one job), run, return the release."""
+    job = job_of(source, roles, params)
+    ds = job.load()
+    info = job.algorithm_info()
+    models = job.models(info)
+    return info.func(ds, models, rng=job.rng, progress=progress, **job.check_options(info))
 
 
 def error_message(e: BaseException) -> str:

@@ -94,6 +94,8 @@ Identifier = Annotated[list[str] | None, typer.Option("--identifier", help="Iden
 Insensitive = Annotated[list[str] | None, typer.Option(
     "--insensitive", help="Columns released unchanged and unprotected (config: insensitive: or keep:); '*' = every "
     "column without another role. Every column needs a role.")]
+Rows = Annotated[int | None, typer.Option("--rows", help="Use only the first N records of the input (e.g. a sample "
+                                                           "of --dataset adult, as the web app offers).")]
 Hierarchy = Annotated[list[str] | None, typer.Option(
     "--hierarchy", "-H", help="COLUMN=SPEC with SPEC a hierarchy CSV path, ordered, flat, intervals:5,10,20, "
     "masking:1,2,3 or dates[:month,quarter,year,decade].")]
@@ -124,6 +126,8 @@ Diversity = Annotated[str | None, typer.Option("--diversity", help="ℓ-diversit
 C = Annotated[float | None, typer.Option("--c", help="c of recursive (c,ℓ)-diversity.")]
 P = Annotated[int | None, typer.Option("--p", help="p of p-sensitivity.")]
 T = Annotated[float | None, typer.Option("--t", help="t of t-closeness.")]
+Protect = Annotated[str | None, typer.Option("--protect", help="With several sensitive columns: the one ℓ-diversity, "
+                                                             "p-sensitivity and t-closeness protect.")]
 Distance = Annotated[str | None, typer.Option("--distance", help="t-closeness ground distance: equal, ordered, "
                                                                  "hierarchical.")]
 
@@ -145,6 +149,9 @@ Format = Annotated[str | None, typer.Option("--format", help="Output format csv 
 CsvEscape = Annotated[bool | None, typer.Option(
     "--csv-escape/--no-csv-escape", help="Neutralize spreadsheet formulas (=, +, -, @) in CSV text cells with a "
     "leading ' (default on).")]
+Progress = Annotated[bool | None, typer.Option(
+    "--progress/--no-progress", help="Show the progress of long runs on standard error (default: a bar on a terminal, "
+    "nothing on a pipe; --progress prints lines on a pipe too).")]
 ReadCsvEscape = Annotated[bool | None, typer.Option(
     "--csv-escape/--no-csv-escape", help="The CSV release was written with formula escaping (default on); "
     "--no-csv-escape reads cells verbatim.")]

@@ -33,7 +33,8 @@ def load(opts: dict[str, Any], source: Any, **override: Any) -> Any:
     from ..job import load_input
 
     r = {**roles(opts), **override}
-    return load_input(Path(source) if source is not None else None, dataset=opts.get("dataset"), reading=reading(opts), **r)
+    return load_input(Path(source) if source is not None else None, dataset=opts.get("dataset"), reading=reading(opts),
+                      rows=opts.get("rows"), **r)
 
 
 def hierarchy_files(hier: dict[str, Any]) -> list[Path]:

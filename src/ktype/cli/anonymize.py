@@ -17,6 +17,7 @@ from ._print import fail, print_json, stdout, warnings
 def anonymize(
     input: opt.Input = None,
     dataset: opt.Dataset = None,
+    rows: opt.Rows = None,
     qi: opt.Qi = None,
     sensitive: opt.Sensitive = None,
     identifier: opt.Identifier = None,
@@ -25,6 +26,7 @@ def anonymize(
     k: opt.K = None,
     model: opt.Model = None,
     l: opt.L = None,  # noqa: E741
+    protect: opt.Protect = None,
     diversity: opt.Diversity = None,
     c: opt.C = None,
     p: opt.P = None,

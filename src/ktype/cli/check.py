@@ -74,6 +74,7 @@ def check(
     released: opt.Released,
     original: opt.Original = None,
     dataset: opt.Dataset = None,
+    rows: opt.Rows = None,
     qi: opt.Qi = None,
     sensitive: opt.Sensitive = None,
     identifier: opt.Identifier = None,
@@ -97,8 +98,7 @@ def check(
     types: opt.Type = None,
     na_values: opt.NaValues = None,
     missing: opt.Missing = None,
-    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Show the audit's steps on standard "
-                                                  "error (default: a bar on a terminal, nothing on a pipe).")] = None,
+    progress: opt.Progress = None,
 ) -> None:
     """Audit a released file against its original, then check its models.
 
@@ -160,6 +160,7 @@ def metrics(
     released: opt.Released,
     original: opt.Original = None,
     dataset: opt.Dataset = None,
+    rows: opt.Rows = None,
     qi: opt.Qi = None,
     sensitive: opt.Sensitive = None,
     identifier: opt.Identifier = None,
@@ -175,16 +176,21 @@ def metrics(
     types: opt.Type = None,
     na_values: opt.NaValues = None,
     missing: opt.Missing = None,
+    progress: opt.Progress = None,
 ) -> None:
     """Information-loss measures of a released table against its original."""
     params = dict(locals())
+    from .._progress import reporting, stage
     from ..exceptions import KtypeError
     from ..measures import compute
 
     try:
         opts = opt.gather(metrics, params)
-        _ds, rel = _reading.release_pair(opts, released, local=bool(opts.get("local")))
-        vals = compute(rel, **({"k": opts["k"]} if opts.get("k") is not None else {}))
+        shown = opts.get("progress")
+        with reporting("auto" if shown is None else bool(shown)):
+            with stage("read"):
+                _ds, rel = _reading.release_pair(opts, released, local=bool(opts.get("local")))
+            vals = compute(rel, **({"k": opts["k"]} if opts.get("k") is not None else {}))
     except KtypeError as e:
         fail(e)
         return

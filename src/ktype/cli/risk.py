@@ -18,6 +18,7 @@ def risk(
     data: Annotated[Path | None, typer.Argument(help="The input table (input mode) or, with --original/--dataset, the released table.")] = None,
     original: Annotated[Path | None, typer.Option("--original", help="Release mode: the original table (CSV/Parquet) the release was made from.")] = None,
     dataset: opt.Dataset = None,
+    rows: opt.Rows = None,
     qi: opt.Qi = None,
     sensitive: opt.Sensitive = None,
     identifier: opt.Identifier = None,
@@ -39,48 +40,36 @@ def risk(
     types: opt.Type = None,
     na_values: opt.NaValues = None,
     missing: opt.Missing = None,
+    progress: opt.Progress = None,
 ) -> None:
     """Re-identification risk (prosecutor, journalist, marketer), population uniqueness, individual
     risk, special uniques, risk drivers and identifier hints - of an input table, or of a release
-    (with --original or --dataset) next to its input."""
+    (with --original or --dataset) next to its input. For a release also, per quasi-identifier,
+    how much was generalized and which published values are exact; the hints then look at the
+    published values."""
     params = dict(locals())
-    from ..data.dataset import read_table
+    from .._progress import reporting
     from ..exceptions import KtypeError
-    from ..risk import identifier_hints
     from ..risk.report import risk_report
 
     try:
         opts = opt.gather(risk, params)
-        data_path = opts.get("data")
-        release_mode = data_path is not None and (opts.get("original") is not None or opts.get("dataset") is not None)
-        rd = _reading.reading(opts)
-        if release_mode:
-            _ds, subject = _reading.release_pair(opts, Path(data_path), local=bool(opts.get("local")))
-            from ..release import read_release
-
-            # hints are about what is published: a column released as '*' needs no advice
-            hints_frame, _meta = read_release(Path(data_path), sep=rd.sep, csv_escape=opts.get("csv_escape"))
-        else:
-            in_path = Path(data_path) if data_path is not None else None
-            if in_path is not None and not _reading.roles(opts)["quasi_identifiers"]:
-                hints = identifier_hints(read_table(in_path, sep=rd.sep, types=rd.types, na_values=rd.na_values,
-                                                    encoding=rd.encoding))
-                advice = "".join(f"\n  hint: {h}" for h in hints)
-                raise KtypeError(f"Name the quasi-identifiers with --qi col1,col2,... to measure the risk of {in_path}.{advice}")
-            ds = _reading.load(opts, in_path)
-            subject, hints_frame = ds, ds.data
-        pop = opts.get("population")
-        rep = risk_report(
-            subject,
-            population=Path(pop) if pop else None,
-            sampling_fraction=opts.get("sampling_fraction"),
-            population_size=opts.get("population_size"),
-            threshold=float(_or(opts.get("threshold"), 0.2)),
-            posterior=_or(opts.get("posterior"), "uniform"),
-            suda_max_size=int(_or(opts.get("suda"), 0)),
-            weights=opts.get("weights"),
-            hints_frame=hints_frame,
-        )
+        shown = opts.get("progress")
+        with reporting("auto" if shown is None else bool(shown)):
+            subject = _subject(opts)
+            pop = opts.get("population")
+            rep = risk_report(
+                subject,
+                population=Path(pop) if pop else None,
+                sampling_fraction=opts.get("sampling_fraction"),
+                population_size=opts.get("population_size"),
+                threshold=float(_or(opts.get("threshold"), 0.2)),
+                posterior=_or(opts.get("posterior"), "uniform"),
+                suda_max_size=int(_or(opts.get("suda"), 0)),
+                weights=opts.get("weights"),
+            )
+            if rep["mode"] == "release":
+                rep["published"] = published(subject)
     except KtypeError as e:
         fail(e)
         return
@@ -88,6 +77,59 @@ def risk(
         print_json(rep)
         return
     _print_risk(rep)
+
+
+def _subject(opts: dict[str, Any]) -> Any:
+    """What ``risk`` measures: the release next to its input (release mode) or the input table,
+    read in a progress stage ``read``."""
+    from .._progress import stage
+    from ..exceptions import KtypeError
+
+    data_path = opts.get("data")
+    with stage("read"):
+        if data_path is not None and (opts.get("original") is not None or opts.get("dataset") is not None):
+            return _reading.release_pair(opts, Path(data_path), local=bool(opts.get("local")))[1]
+        in_path = Path(data_path) if data_path is not None else None
+        if in_path is not None and not _reading.roles(opts)["quasi_identifiers"]:
+            from ..data.dataset import read_table
+            from ..risk import identifier_hints
+
+            rd = _reading.reading(opts)
+            hints = identifier_hints(read_table(in_path, sep=rd.sep, types=rd.types, na_values=rd.na_values,
+                                                encoding=rd.encoding))
+            advice = "".join(f"\n  hint: {h}" for h in hints)
+            raise KtypeError(f"Name the quasi-identifiers with --qi col1,col2,... to measure the risk of {in_path}.{advice}")
+        return _reading.load(opts, in_path)
+
+
+#: exact published values listed per quasi-identifier (the most frequent first)
+EXACT_EXAMPLES = 3
+
+
+def published(release: Any) -> list[dict[str, Any]]:
+    """Per quasi-identifier of ``release``: its cells, how many are exact, generalized and hidden
+    (suppressed or ``*``), the number of distinct exact values published and the most frequent
+    of them (their labels; they are in the release), and the warnings of
+    :func:`ktype.explain.qi_exactness` (exact dates, five-digit ZIP codes, tight ranges)."""
+    import numpy as np
+
+    from ..explain import qi_exactness
+
+    ds = release.dataset
+    lo, hi = np.asarray(release.lo), np.asarray(release.hi)
+    shown = ~np.asarray(release.suppressed, dtype=bool)
+    out = []
+    for j, q in enumerate(qi_exactness(release)):
+        h = ds.hierarchies[j]
+        exact = shown & (lo[:, j] == hi[:, j])
+        counts = np.bincount(lo[exact, j], minlength=h.size) if exact.any() else np.zeros(h.size, dtype=np.int64)
+        present = np.flatnonzero(counts)
+        top = present[np.argsort(-counts[present], kind="stable")][:EXACT_EXAMPLES]
+        labels = [str(v) for v in h.labels(top, top)] if len(top) else []
+        out.append({"column": q.column, "cells": q.cells, "exact": q.exact, "generalized": q.generalized,
+                    "hidden": q.hidden, "exact_distinct": int(len(present)), "exact_examples": labels,
+                    "warnings": list(q.warnings)})
+    return out
 
 
 def _or(value: Any, default: Any) -> Any:
@@ -149,6 +191,29 @@ def _print_risk(rep: dict[str, Any]) -> None:
             t3.add_row(row["attribute"], fmt_num(row["distinct_values"]), fmt_num(row["uniques_removed"]),
                        fmt_num(row["uniques_generalized"]), row["generalized_by"])
         out.print(t3)
+    _print_published(rep.get("published") or [])
     for h in rep.get("identifier_hints", []):
         out.print(f"[yellow]hint:[/] {h['column']!r} looks like {h['category']} ({h['reason']}); "
                   "declare it an identifier (--identifier) or generalize it (HIPAA Safe Harbor)")
+
+
+def _print_published(rows: list[dict[str, Any]]) -> None:
+    """Per quasi-identifier of a release: how much was generalized, which values are exact."""
+    from rich.markup import escape
+
+    out = stdout()
+    if rows:
+        out.print("published per quasi-identifier (cells of released rows):")
+    for q in rows:
+        cells = q["cells"] or 1
+        parts = [f"{q['exact'] / cells:.0%} exact", f"{q['generalized'] / cells:.0%} generalized"]
+        if q["hidden"]:
+            parts.append(f"{q['hidden'] / cells:.0%} hidden (suppressed or *)")
+        line = f"  {escape(q['column'])}: " + ", ".join(parts)
+        if q["exact"]:
+            more = ", ..." if q["exact_distinct"] > len(q["exact_examples"]) else ""
+            line += (f"; exact values published: {q['exact_distinct']:,} distinct (e.g. "
+                     + ", ".join(escape(v) for v in q["exact_examples"]) + more + ")")
+        out.print(line)
+        for w in q["warnings"]:
+            out.print(f"  [yellow]warning:[/] {escape(w)}")

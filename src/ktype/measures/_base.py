@@ -120,7 +120,8 @@ def _unknown(what: str, name: str, valid: list[str]) -> InvalidParameterError:
     return InvalidParameterError(f"Unknown {what} {name!r}.{hint} Valid: {', '.join(map(repr, sorted(valid)))}.")
 
 
-def compute(release: Release, names: Iterable[str] | None = None, *, strict: bool = False, **opts: Any) -> MeasureResults:
+def compute(release: Release, names: Iterable[str] | None = None, *, strict: bool = False, progress: Any = None,
+            **opts: Any) -> MeasureResults:
     """Compute several measures of a release.
 
     Parameters
@@ -132,6 +133,9 @@ def compute(release: Release, names: Iterable[str] | None = None, *, strict: boo
     strict : bool, default False
         Raise :class:`MeasureUnavailable` instead of skipping a measure that cannot be
         computed.
+    progress : None, bool, "auto" or callable, optional
+        Report a stage ``"measures"`` counting the measures done (see :mod:`ktype._progress`:
+        a callable receives each :class:`~ktype._progress.ProgressEvent`).
     **opts
         Options passed to every selected measure that accepts them (``k=5``,
         ``label="salary-class"``, ``normalize=True``, ...). An option no selected measure
@@ -150,19 +154,23 @@ def compute(release: Release, names: Iterable[str] | None = None, *, strict: boo
     for key in opts:
         if key not in accepted:
             raise _unknown("measure option", key, sorted(accepted))
+    from .._progress import reporting, stage
+
     out = MeasureResults()
-    for n in selected:
-        mi = _INFO[n]
-        kw = {k: v for k, v in opts.items() if k in mi.options}
-        missing = [r for r in mi.requires if kw.get(r) is None]
-        try:
-            if missing:
-                raise MeasureUnavailable(f"{n} needs {', '.join(m + '=...' for m in missing)}")
-            out[n] = float(mi.func(release, **kw))
-        except MeasureUnavailable as e:
-            if strict:
-                raise
-            out.skipped[n] = str(e)
+    with reporting(progress), stage("measures", total=len(selected)) as st:
+        for i, n in enumerate(selected):
+            st.update(i, detail=n)
+            mi = _INFO[n]
+            kw = {k: v for k, v in opts.items() if k in mi.options}
+            missing = [r for r in mi.requires if kw.get(r) is None]
+            try:
+                if missing:
+                    raise MeasureUnavailable(f"{n} needs {', '.join(m + '=...' for m in missing)}")
+                out[n] = float(mi.func(release, **kw))
+            except MeasureUnavailable as e:
+                if strict:
+                    raise
+                out.skipped[n] = str(e)
     return out
 
 

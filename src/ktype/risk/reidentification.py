@@ -53,10 +53,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from numba import prange
 
 from .._grouping import group_ids, group_rows
-from .._jit import njit
 from .._validation import Interval, Options, check_params
 from ..data.dataset import Dataset
 from ..exceptions import DataError
@@ -330,32 +328,11 @@ def count_in_boxes(lo: np.ndarray, hi: np.ndarray, domain_sizes: np.ndarray, poi
     first[pid[::-1]] = np.arange(len(pid))[::-1]
     pts = np.ascontiguousarray(points[first]).astype(np.int64)
     full = (lo == 0) & (hi == (np.asarray(domain_sizes, dtype=np.int64) - 1)[None, :])
+    from ._kernels import _count_in_boxes  # numba loads only for local recodings
+
     out = np.zeros(len(lo), dtype=np.int64)
     _count_in_boxes(np.ascontiguousarray(lo), np.ascontiguousarray(hi), np.ascontiguousarray(full), pts, mult, out)
     return out
-
-
-@njit(parallel=True)
-def _count_in_boxes(lo, hi, full, pts, mult, out):  # pragma: no cover - compiled
-    """``out[b] = Σ mult[t]`` over distinct points ``t`` inside box ``b`` (all columns)."""
-    B, r = lo.shape
-    T = pts.shape[0]
-    for b in prange(B):
-        s = 0
-        for t in range(T):
-            ok = True
-            for j in range(r):
-                v = pts[t, j]
-                if v < 0:
-                    if not full[b, j]:
-                        ok = False
-                        break
-                elif v < lo[b, j] or v > hi[b, j]:
-                    ok = False
-                    break
-            if ok:
-                s += mult[t]
-        out[b] = s
 
 
 def _local_release_risk(rel: Release, quasi_identifiers: Sequence[str] | None, population: PopulationLike | None,

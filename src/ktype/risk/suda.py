@@ -44,11 +44,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import comb
 from typing import Any
 
 import numpy as np
 
 from .._grouping import pack_keys
+from .._progress import reporting, stage
 from .._validation import Interval, check_params
 from ..exceptions import InvalidParameterError
 from ._common import RiskData, coded
@@ -134,7 +136,8 @@ def _unique_mask(cols: list[np.ndarray], n: int) -> np.ndarray:
     return cnt[inv.ravel()] == 1
 
 
-def suda(data: RiskData, *, quasi_identifiers: Sequence[str] | None = None, max_size: int = 3) -> SudaResult:
+def suda(data: RiskData, *, quasi_identifiers: Sequence[str] | None = None, max_size: int = 3,
+         progress: Any = None) -> SudaResult:
     """Minimal sample uniques, SUDA scores and attribute contributions.
 
     Parameters
@@ -146,6 +149,9 @@ def suda(data: RiskData, *, quasi_identifiers: Sequence[str] | None = None, max_
     max_size : int, default 3
         Largest MSU size searched, ``1 <= max_size <= MAX_SUDA_SIZE`` (6); sizes above the
         number of attributes are clipped to it.
+    progress : None, bool, "auto" or callable, optional
+        Report a stage ``"suda"`` counting the attribute subsets searched (see
+        :mod:`ktype._progress`).
 
     Returns
     -------
@@ -177,7 +183,11 @@ def suda(data: RiskData, *, quasi_identifiers: Sequence[str] | None = None, max_
             f"{MAX_SUDA_SIZE}, or fewer key attributes."
         )
     check_params("suda", {"max_size": max_size}, {"max_size": [Interval(int, 1, MAX_SUDA_SIZE, closed="both")]})
-    c = coded(data, quasi_identifiers)
+    with reporting(progress):
+        return _suda(coded(data, quasi_identifiers), max_size)
+
+
+def _suda(c: Any, max_size: int) -> SudaResult:
     att = len(c.columns)
     M = min(max_size, att)
     n = c.n
@@ -187,23 +197,25 @@ def suda(data: RiskData, *, quasi_identifiers: Sequence[str] | None = None, max_
     score = np.zeros(n, dtype=float)
     contrib = np.zeros(att, dtype=float)
     prev: dict[tuple[int, ...], np.ndarray] = {}
-    for k in range(1, M + 1):
-        cur: dict[tuple[int, ...], np.ndarray] = {}
-        w = _score_of_size(k, att, max_size)
-        for S in itertools.combinations(range(att), k):
-            u = _unique_mask([codes[j] for j in S], n)
-            cur[S] = u
-            is_msu = u.copy()
-            if k > 1:
-                for T in itertools.combinations(S, k - 1):
-                    is_msu &= ~prev[T]
-            rows = np.flatnonzero(is_msu)
-            if len(rows):
-                msus[tuple(c.columns[j] for j in S)] = rows
-                count[rows, k - 1] += 1
-                score[rows] += w
-                contrib[list(S)] += w * len(rows)
-        prev = cur
+    with stage("suda", total=sum(comb(att, k) for k in range(1, M + 1)), detail=f"attribute subsets up to size {M}") as st:
+        for k in range(1, M + 1):
+            cur: dict[tuple[int, ...], np.ndarray] = {}
+            w = _score_of_size(k, att, max_size)
+            for S in itertools.combinations(range(att), k):
+                u = _unique_mask([codes[j] for j in S], n)
+                cur[S] = u
+                is_msu = u.copy()
+                if k > 1:
+                    for T in itertools.combinations(S, k - 1):
+                        is_msu &= ~prev[T]
+                rows = np.flatnonzero(is_msu)
+                if len(rows):
+                    msus[tuple(c.columns[j] for j in S)] = rows
+                    count[rows, k - 1] += 1
+                    score[rows] += w
+                    contrib[list(S)] += w * len(rows)
+                st.advance()
+            prev = cur
     total = float(score.sum())
     contribution = {a: (100.0 * float(contrib[j]) / total if total > 0 else 0.0) for j, a in enumerate(c.columns)}
     return SudaResult(list(c.columns), M, msus, count, score, contribution)

@@ -268,19 +268,37 @@ def pitman_uniques(sizes: np.ndarray, population_size: int) -> float:
 
 
 # ---------------------------------------------------------------------- Zayatz (1991)
+def hypergeom_pmf_one(population_size: int, marked: np.ndarray | int, drawn: int) -> np.ndarray:
+    """``P(X = 1)`` for ``X`` hypergeometric: ``drawn`` records sampled without replacement from
+    ``population_size`` records of which ``marked`` (an array) are marked — what
+    ``scipy.stats.hypergeom.pmf(1, N, marked, drawn)`` gives, without importing ``scipy.stats``
+    (most of ``ktype risk``'s start-up).
+
+    ``P = (m n / N) Π_{j=0}^{m-2} (1 - (n-1) / (N-1-j))``, summed as ``log1p`` terms (one
+    cumulative sum up to the largest ``m``): no difference of large log-factorials, so the
+    relative error stays near ``m`` ulps even for ``N`` in the millions."""
+    N, n = int(population_size), int(drawn)
+    m = np.asarray(marked, dtype=np.int64)
+    ok = (m >= 1) & (m <= N) & (N - m >= n - 1) & (n >= 1)
+    top = int(m[ok].max()) if ok.any() else 1
+    terms = np.log1p(-(n - 1) / (N - 1 - np.arange(max(top - 1, 0), dtype=float)))
+    prefix = np.concatenate(([0.0], np.cumsum(terms)))  # prefix[m-1] = Σ_{j<m-1} terms
+    idx = np.where(ok, m - 1, 0)
+    out = np.exp(np.log(np.where(ok, m, 1) * (n / N)) + prefix[idx])
+    return np.where(ok, out, 0.0)
+
+
 def _zayatz(sizes: np.ndarray, population_size: int) -> float:
     i, c, n, K, c1 = _counts(sizes)
     if c1 == 0:
         return 0.0
     N = int(population_size)
     pi = n / N
-    from scipy import stats  # imported here: scipy.stats costs ~0.3 s at start-up
-
-    h = stats.hypergeom.pmf(1, N, i, n)  # P(one of the i class members is sampled)
+    h = hypergeom_pmf_one(N, i, n)  # P(one of the i class members is sampled)
     den = float(((c / K) * h).sum())
     if not den > 0:
         raise EstimatorUnavailable("no class size has a positive probability of leaving one record in the sample")
-    p_cond = (c1 / K) * float(stats.hypergeom.pmf(1, N, 1, n)) / den
+    p_cond = (c1 / K) * float(hypergeom_pmf_one(N, 1, n)) / den
     u = c1 * p_cond / pi
     if not np.isfinite(u):
         raise EstimatorUnavailable(f"the estimate is not finite ({u})")
@@ -352,7 +370,7 @@ def _snb(sizes: np.ndarray, population_size: int, *, n_classes: float | None = N
         lp1, lp2 = _snb_log_probabilities(a, float(log_expit(b)), float(log_expit(-b)), pi)
         return np.array([log_Kp + lp1 - log_c1, log_Kp + lp2 - log_c2])
 
-    from scipy import optimize  # imported here, as scipy.stats in _zayatz
+    from scipy import optimize  # imported here: only SNB needs it
 
     best = None
     with warnings.catch_warnings():
