@@ -29,6 +29,7 @@ from ..exceptions import InfeasibleError, InvalidParameterError, OutputPathError
 from ..models._base import PrivacyModel
 from ._engine import COUNT, _TooManyRows
 from ._table import (
+    FORCED,
     SUP,
     DaskRelease,
     DaskTable,
@@ -39,6 +40,7 @@ from ._table import (
     locol,
     published_frame,
     scol,
+    without_forced,
     xcol,
 )
 
@@ -64,6 +66,51 @@ def _validate(table: DaskTable, models: tuple) -> None:
                     f"{m} on sensitive column {col!r}: even the whole table (n={table.n}) fails the model, so no release "
                     "can satisfy it. Relax the parameter or choose another sensitive attribute."
                 )
+
+
+def with_forced(table: DaskTable, algorithm: Any, models: tuple, **options: Any) -> DaskRelease:
+    """The ``suppress`` missing-value policy, as ``ktype.algorithms.run`` applies it in memory:
+    the records with a missing value are suppressed and count against ``max_suppression``;
+    the algorithm runs on the other records with the remaining budget."""
+    n, nf = table.n, table.n_forced
+    ms = options.get("max_suppression")
+    if ms is not None:
+        limit = int(np.floor(ms * n + 1e-9))
+        if nf > limit:
+            raise InfeasibleError(
+                f"{nf} record(s) have a missing value under the 'suppress' policy, above the suppression limit "
+                f"{limit} (max_suppression={ms}); raise max_suppression or use the 'category' policy."
+            )
+        options["max_suppression"] = (limit - nf) / max(n - nf, 1)
+    sub = without_forced(table)
+    sub.n_forced = 0
+    part = algorithm(sub, models, **options)
+    fn = _SuppressAll(list(part.frame.columns), table.proxy.domain_sizes)
+    rest = table.engine.map_partitions(table.engine.where(table.frame, FORCED), fn, meta=fn(table.frame._meta))
+    prov = {**part.provenance, "suppressed_for_missing_values": nf}
+    if ms is not None:
+        prov["max_suppression"] = ms
+    return DaskRelease(table, table.engine.concat([part.frame, rest]), part.recoding, part.n_suppressed + nf,
+                       levels=part.levels, models=part.models, provenance=prov)
+
+
+class _SuppressAll:
+    """Partition -> every row suppressed (the whole domain), with the columns of a release frame."""
+
+    def __init__(self, columns: list[str], domain_sizes: np.ndarray) -> None:
+        self.columns = columns
+        self.full = [int(m) - 1 for m in domain_sizes]
+
+    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
+        out = part.copy()
+        for j, top in enumerate(self.full):
+            out[locol(j)] = np.zeros(len(part), dtype=np.int32)
+            out[hicol(j)] = np.full(len(part), top, dtype=np.int32)
+        out[SUP] = np.ones(len(part), dtype=bool)
+        for c in self.columns:
+            if c not in out.columns:
+                out[c] = np.zeros(len(part), dtype=np.int64)
+        return out[self.columns]
 
 
 # ---------------------------------------------------------------------------------- flash
@@ -95,6 +142,9 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
     ms = class_models(models)
     if not (isinstance(max_suppression, (int, float)) and 0 <= max_suppression <= 1):
         raise InvalidParameterError(f"The 'max_suppression' parameter of flash must be in [0, 1]. Got {max_suppression!r} instead.")
+    if table.n_forced:
+        return with_forced(table, flash, ms, max_suppression=max_suppression, measure=measure,
+                           max_driver_rows=max_driver_rows)
     proxy = table.proxy
     require_levels(proxy, "flash")
     check_dense("flash", [h.height for h in proxy.hierarchies])
@@ -190,6 +240,8 @@ def mondrian(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *,
     if not (isinstance(max_partition_rows, int) and max_partition_rows >= 1):
         raise InvalidParameterError(
             f"The 'max_partition_rows' parameter of mondrian must be an int >= 1. Got {max_partition_rows!r} instead.")
+    if table.n_forced:
+        return with_forced(table, mondrian, ms, max_partition_rows=max_partition_rows, mode=mode)
     _validate(table, ms)
     proxy, r, eng = table.proxy, table.r, table.engine
     sens = next((c for m in ms if (c := m.sensitive_name(proxy)) is not None), None)

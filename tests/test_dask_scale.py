@@ -1,0 +1,118 @@
+"""ktype.dask beyond the basics: declared types and missing-value policies, the partitioned
+release's metadata and its audit by ``ktype check``, ``ktype risk`` on a Parquet dataset, and
+local recoding solved partition by partition (docs/scale.md).
+
+Runs on the synchronous scheduler: the results do not depend on where the tasks run
+(tests/test_dask.py covers the distributed cluster).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask.dataframe")
+
+import dask.dataframe as dd  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import ktype.dask as kd  # noqa: E402
+from ktype import Dataset  # noqa: E402
+from ktype.algorithms import run  # noqa: E402
+from ktype.exceptions import DataError, InfeasibleError  # noqa: E402
+from ktype.models.kanonymity import KAnonymity  # noqa: E402
+from ktype.models.ldiversity import DistinctLDiversity  # noqa: E402
+
+ZIPS = ["02139", "02138", "02142", "10001", "10002", "10025"]
+DATES = ["2020-01-05", "2020-02-11", "2020-11-30", "2021-03-01", "2021-07-30", "2022-12-31"]
+TYPED_ROLES = dict(quasi_identifiers=["zip", "admission", "age"], sensitive=["disease"],
+                   hierarchies={"zip": {"masking": [1, 2, 5]}, "admission": "dates", "age": {"intervals": [5, 10, 20, 40]}},
+                   types={"zip": "text", "age": "int"})
+
+
+def typed_frame(n: int, seed: int, holes: float) -> pd.DataFrame:
+    """ZIP codes with leading zeros and ages as text (as a CSV-born Parquet file holds them),
+    ISO dates as text; ``holes`` of the ZIP, age and disease cells missing."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "zip": rng.choice(ZIPS, n).astype(object),
+        "admission": rng.choice(DATES, n).astype(object),
+        "age": rng.integers(20, 70, n).astype(str).astype(object),
+        "disease": rng.choice(["flu", "cold", "cancer"], n).astype(object),
+    })
+    for c in ("zip", "age", "disease"):
+        df.loc[rng.random(n) < holes, c] = None
+    return df
+
+
+def pair(df: pd.DataFrame, parts: int, **roles):
+    roles = {**TYPED_ROLES, **roles}
+    return Dataset(df, **roles), kd.from_dask(dd.from_pandas(df, npartitions=parts), scheduler="sync", **roles)
+
+
+POLICIES = [
+    "category",
+    {"zip": "suppress", "age": "category", "disease": "category"},
+    {"zip": "category", "age": "suppress", "disease": "suppress"},
+]
+
+
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(30, 300), seed=st.integers(0, 2**16), parts=st.integers(1, 5), holes=st.sampled_from([0.0, 0.03, 0.15]),
+       policy=st.sampled_from(POLICIES), k=st.integers(2, 5), sup=st.sampled_from([0.0, 0.2, 1.0]))
+def test_types_and_missing_values_give_the_in_memory_results(n, seed, parts, holes, policy, k, sup):
+    df = typed_frame(n, seed, holes)
+    ds, tab = pair(df, parts, missing=policy)
+    got = tab.frame.compute(scheduler="sync")
+    np.testing.assert_array_equal(got[[f"__x{j}" for j in range(3)]].to_numpy(), ds.X)
+    np.testing.assert_array_equal(got["__s0"].to_numpy(), ds.sensitive_codes["disease"])
+    assert tab.n_forced == int(ds.forced_suppression.sum())
+    assert [h.fingerprint() for h in tab.proxy.hierarchies] == [h.fingerprint() for h in ds.hierarchies]
+    models = [KAnonymity(k), DistinctLDiversity(2)]
+    try:
+        rel = run("flash", ds, models, max_suppression=sup)
+    except InfeasibleError as e:  # the distributed run refuses the same table the same way
+        with pytest.raises(InfeasibleError, match=re.escape(str(e))):
+            kd.flash(tab, models, max_suppression=sup)
+        return
+    drel = kd.flash(tab, models, max_suppression=sup)
+    np.testing.assert_array_equal(drel.levels, rel.levels)
+    assert drel.n_suppressed == rel.n_suppressed
+    want = rel.to_pandas()
+    have = drel.to_pandas()
+    key = lambda f: f.astype(str).sort_values(list(f.columns)).reset_index(drop=True)  # noqa: E731
+    pd.testing.assert_frame_equal(key(have), key(want))
+    for dist, m in zip(kd.check(drel, models), models):
+        assert dist.satisfied == m.check(rel).satisfied
+
+
+def test_mondrian_suppresses_the_records_of_the_suppress_policy():
+    df = typed_frame(400, 3, 0.1)
+    policy = {"zip": "suppress", "age": "category", "disease": "category"}
+    ds, tab = pair(df, 3, missing=policy)
+    assert tab.n_forced > 0
+    models = [KAnonymity(4)]
+    drel = kd.mondrian(tab, models, max_partition_rows=80)
+    assert drel.n_suppressed == tab.n_forced == run("mondrian", ds, models).n_suppressed
+    got = drel.frame.compute(scheduler="sync")
+    assert len(got) == 400 and (got["__sup"] == got["zip"].isna()).all()
+    assert all(kd.check(drel, models))
+
+
+def test_missing_values_without_a_policy_and_bad_types_are_refused():
+    df = typed_frame(100, 1, 0.1)
+
+    def dask_only(frame: pd.DataFrame, **roles):
+        return kd.from_dask(dd.from_pandas(frame, npartitions=2), scheduler="sync", **{**TYPED_ROLES, **roles})
+
+    with pytest.raises(DataError, match=r"'zip' has missing values.*--missing zip=category"):
+        dask_only(df)
+    bad = df.fillna("1").assign(age=df["age"].where(df.index != 5, "forty"))
+    with pytest.raises(DataError, match="'age' is declared int but .* holds 'forty'"):
+        dask_only(bad, missing="category")
+    with pytest.raises(DataError, match="type is declared for 'nope'"):
+        dask_only(df, types={"nope": "int"}, missing="category")
