@@ -116,3 +116,42 @@ def test_missing_values_without_a_policy_and_bad_types_are_refused():
         dask_only(bad, missing="category")
     with pytest.raises(DataError, match="type is declared for 'nope'"):
         dask_only(df, types={"nope": "int"}, missing="category")
+
+
+# ---------------------------------------------------------------------------------- ktype risk
+def write_parquet_dataset(df: pd.DataFrame, where, parts: int = 3) -> None:
+    dd.from_pandas(df, npartitions=parts).to_parquet(str(where), write_index=False)
+
+
+def test_ktype_risk_on_a_parquet_dataset_is_the_in_memory_risk(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ktype.cli import app
+    from ktype.risk import reidentification_risk
+
+    df = typed_frame(500, 11, 0.05)
+    src = tmp_path / "data"
+    write_parquet_dataset(df, src)
+    ds = Dataset(df, **{**TYPED_ROLES, "missing": "category", "sensitive": [], "insensitive": ["disease"]})
+    flags = ["--qi", "zip,admission,age", "--insensitive", "disease", "-H", "zip=masking:1,2,5", "-H", "admission=dates",
+             "--type", "zip=text,age=int", "--missing", "category", "--json"]
+    runner = CliRunner()
+    for target, extra in ((str(src), []), (str(src / "*.parquet"), ["--sampling-fraction", "0.1"])):
+        res = runner.invoke(app, ["risk", target, *flags, *extra])
+        assert res.exit_code == 0, res.output
+        got = json.loads(res.output)["input"]
+        mem = reidentification_risk(ds, threshold=0.2, **({"sampling_fraction": 0.1} if extra else {}))
+        assert (got["records"], got["classes"], got["sample_uniques"]) == (mem.records, mem.classes, mem.sample_uniques)
+        assert got["engine"] == "dask" and got["partitions"] == 3
+        for who in ("prosecutor", "journalist"):
+            for key, v in getattr(mem, who).to_dict().items():
+                assert np.isclose(got[who][key], v, rtol=1e-9), (who, key)
+        assert np.isclose(got["marketer"], mem.marketer, rtol=1e-9)
+        sizes = np.unique(ds.X, axis=0, return_counts=True)[1]  # brute force: records in classes smaller than k
+        assert got["records_violating_k_anonymity"] == {str(k): int(sizes[sizes < k].sum()) for k in (2, 3, 5, 10)}
+    res = runner.invoke(app, ["risk", str(src), *flags, "--suda", "3"])
+    assert res.exit_code != 0 and "--suda needs the records in memory" in res.output
+    res = runner.invoke(app, ["risk", str(src), *flags[:-1]])  # the table of the in-memory command
+    assert res.exit_code == 0 and "prosecutor" in res.output

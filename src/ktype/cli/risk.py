@@ -54,6 +54,16 @@ def risk(
         data_path = opts.get("data")
         release_mode = data_path is not None and (opts.get("original") is not None or opts.get("dataset") is not None)
         rd = _reading.reading(opts)
+        from ..dask._cli import is_partitioned
+
+        if not release_mode and data_path is not None and is_partitioned(data_path):  # a Parquet dataset: ktype.dask
+            from ..dask._cli import risk_report as dask_risk_report
+
+            rep = dask_risk_report(str(data_path), roles=_reading.roles(opts), threshold=float(_or(opts.get("threshold"), 0.2)),
+                                   sampling_fraction=opts.get("sampling_fraction"), types=rd.types, missing=rd.missing,
+                                   given=opts)
+            print_json(rep) if opts.get("json") else _print_risk(rep)
+            return
         if release_mode:
             _ds, subject = _reading.release_pair(opts, Path(data_path), local=bool(opts.get("local")))
             from ..release import read_release

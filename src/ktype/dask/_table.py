@@ -573,7 +573,9 @@ def risk(release: DaskTable | DaskRelease, *, threshold: float = 0.2, sampling_f
     else:
         jour, marketer = dict(pros), pros["average"]
         population = "the sample itself (no population information)"
+    violating = {str(k): int((f * c)[f < k].sum()) for k in (2, 3, 5, 10)}
     return {"records": records, "classes": g, "sample_uniques": int(c[f == 1].sum()), "suppressed": rel.n_suppressed,
+            "records_violating_k_anonymity": violating,
             "prosecutor": pros, "journalist": jour, "marketer": marketer, "population": population}
 
 
