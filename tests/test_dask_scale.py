@@ -23,7 +23,7 @@ from hypothesis import strategies as st  # noqa: E402
 import ktype.dask as kd  # noqa: E402
 from ktype import Dataset  # noqa: E402
 from ktype.algorithms import run  # noqa: E402
-from ktype.exceptions import DataError, InfeasibleError  # noqa: E402
+from ktype.exceptions import DataError, InfeasibleError, InvalidParameterError  # noqa: E402
 from ktype.models.kanonymity import KAnonymity  # noqa: E402
 from ktype.models.ldiversity import DistinctLDiversity  # noqa: E402
 
@@ -155,3 +155,61 @@ def test_ktype_risk_on_a_parquet_dataset_is_the_in_memory_risk(tmp_path):
     assert res.exit_code != 0 and "--suda needs the records in memory" in res.output
     res = runner.invoke(app, ["risk", str(src), *flags[:-1]])  # the table of the in-memory command
     assert res.exit_code == 0 and "prosecutor" in res.output
+
+
+# ---------------------------------------------------------------------------------- local recoding
+ROLES = dict(quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"],
+             hierarchies={"age": {"intervals": [5, 10, 20, 40]}, "zip": {"masking": [1, 2, 3, 5]}})
+
+
+def table_frame(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"age": rng.integers(20, 60, n), "zip": rng.choice(["10055", "10023", "10165", "20001"], n),
+                         "disease": rng.choice(["flu", "cold", "cancer"], n), "name": [f"p{i}" for i in range(n)]})
+
+
+def _union(rel, roles):
+    """The distributed release collected: an in-memory Dataset over its rows (input values) and
+    the published boxes and cells of each row."""
+    got = rel.frame.compute(scheduler="sync").reset_index(drop=True)
+    ds = Dataset(got[["age", "zip", "disease", "name"]], **roles)
+    np.testing.assert_array_equal(ds.X, got[["__x0", "__x1"]].to_numpy())  # each row keeps its record's values
+    return ds, got
+
+
+@pytest.mark.parametrize("regions", ["cuts", "partitions"])
+@pytest.mark.parametrize("algorithm", ["k_concealment", "freeform_sortgreedy"])
+def test_local_recoding_partition_then_solve_passes_the_checker_on_the_whole_table(algorithm, regions):
+    from ktype.dask._local import chicol, clocol, value_sets
+    from ktype.freeform_release import FreeformRelease
+    from ktype.models import KConcealment
+    from ktype.models.freeform import FreeformKAnonymity
+    from ktype.release import Release
+
+    roles = ROLES
+    df = table_frame(700, 9)
+    tab = kd.from_dask(dd.from_pandas(df, npartitions=3), scheduler="sync", **roles)
+    k = 3
+    model = KConcealment(k) if algorithm == "k_concealment" else FreeformKAnonymity(k)
+    rel = kd.local_recoding(tab, algorithm, model, rng=5, regions=regions, max_partition_rows=160)
+    assert rel.provenance["regions"] >= 3
+    ds, got = _union(rel, roles)
+    if regions == "partitions":
+        assert sorted(got["__region"].unique()) == [0, 1, 2]
+    lo, hi = got[["__lo0", "__lo1"]].to_numpy(), got[["__hi0", "__hi1"]].to_numpy()
+    if algorithm == "k_concealment":
+        whole = Release.build(ds, lo, hi, recoding="local")
+    else:
+        clo, chi = got[[clocol(0), clocol(1)]].to_numpy(), got[[chicol(0), chicol(1)]].to_numpy()
+        whole = FreeformRelease.from_cells(ds, clo, chi, value_sets(got, [h.size for h in ds.hierarchies]),
+                                           source=np.arange(ds.n))
+    assert model.check(whole).satisfied  # the model's own checker on the union, in memory
+
+
+def test_local_recoding_refuses_partitions_smaller_than_k():
+    from ktype.models import KConcealment
+
+    df = table_frame(40, 2)
+    tab = kd.from_dask(dd.from_pandas(df, npartitions=8), scheduler="sync", **ROLES)
+    with pytest.raises(InvalidParameterError, match="fewer than k=6.*repartition"):
+        kd.local_recoding(tab, "k_concealment", KConcealment(6), rng=1, regions="partitions", max_partition_rows=20)

@@ -12,6 +12,8 @@ Public API (see docs/scale.md):
 * :func:`flash` (optimal full-domain, search on the distributed bottom frequency set),
   :func:`mondrian` (distributed top-level cuts, in-memory Mondrian per region) ->
   :class:`DaskRelease`
+* :func:`local_recoding` (``k_concealment``, ``freeform_sortgreedy``: regions of at least
+  k records, each solved in memory on a worker) -> :class:`DaskRelease`
 * :func:`write_release` (partitioned Parquet, verified as written, renamed into place) and
   :func:`anonymize` (what the command line calls)
 
@@ -38,10 +40,11 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "mondrian": ("ktype.dask._algorithms", "mondrian"),
     "write_release": ("ktype.dask._algorithms", "write_release"),
     "anonymize": ("ktype.dask._algorithms", "anonymize"),
+    "local_recoding": ("ktype.dask._local", "local_recoding"),
 }
 
 __all__ = ["DaskTable", "DaskRelease", "ModelSummary", "from_dask", "check", "measures", "class_size_stats", "risk",
-           "flash", "mondrian", "write_release", "anonymize"]
+           "flash", "mondrian", "write_release", "anonymize", "local_recoding"]
 
 _getattr, __dir__ = attach(__name__, _LAZY, __all__)
 
@@ -61,4 +64,5 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562
 
 if TYPE_CHECKING:
     from ._algorithms import anonymize, flash, mondrian, write_release
+    from ._local import local_recoding
     from ._table import DaskRelease, DaskTable, ModelSummary, check, class_size_stats, from_dask, measures, risk

@@ -44,7 +44,7 @@ from ._table import (
     xcol,
 )
 
-__all__ = ["flash", "mondrian", "write_release", "anonymize", "DEFAULT_MAX_DRIVER_ROWS"]
+__all__ = ["flash", "mondrian", "cut_regions", "write_release", "anonymize", "DEFAULT_MAX_DRIVER_ROWS"]
 
 #: distinct tuples of the bottom frequency set the driver accepts by default (about 40 bytes each)
 DEFAULT_MAX_DRIVER_ROWS = 20_000_000
@@ -243,10 +243,25 @@ def mondrian(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *,
     if table.n_forced:
         return with_forced(table, mondrian, ms, max_partition_rows=max_partition_rows, mode=mode)
     _validate(table, ms)
-    proxy, r, eng = table.proxy, table.r, table.engine
+    proxy, eng = table.proxy, table.engine
     sens = next((c for m in ms if (c := m.sensitive_name(proxy)) is not None), None)
     if any(m.sensitive_name(proxy) not in (None, sens) for m in ms):
         raise InvalidParameterError("ktype.dask.mondrian supports models over one sensitive column at a time.")
+    regioned, leaves, sizes, rounds = cut_regions(table, ms, sens, max_partition_rows)
+    shuffled = eng.shuffle(regioned, "__region", len(leaves))
+    part_fn = _RegionMondrian(proxy, ms, mode, run_algorithm)
+    frame = eng.map_partitions(shuffled, part_fn, meta=part_fn(shuffled._meta))
+    prov = {"algorithm": "mondrian", "engine": "dask", "mode": mode, "regions": len(leaves), "cut_rounds": rounds,
+            "largest_region": int(max(sizes[i] for i in leaves)), "max_partition_rows": max_partition_rows}
+    return DaskRelease(table, frame, "multidimensional", 0, levels=None, models=ms, provenance=prov)
+
+
+def cut_regions(table: DaskTable, ms: tuple, sens: str | None, max_partition_rows: int) -> tuple[Any, list[int], dict[int, int], int]:
+    """Distributed strict median cuts until every region holds at most ``max_partition_rows``
+    records or cannot be cut; a cut is taken only if both sides pass every model in ``ms``
+    as a whole. Returns the table with ``__region`` (the leaf of the cut tree holding each
+    row), the leaf ids, the records per node and the number of cut rounds."""
+    proxy, r, eng = table.proxy, table.r, table.engine
     V = len(proxy.sensitive_values[sens]) if sens is not None else 0
     # cut tree: node -> (dim, value, left, right); dim -1 = a leaf region
     dims, vals, lefts, rights = [-1], [0], [-1], [-1]
@@ -291,12 +306,7 @@ def mondrian(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *,
     tree = _CutTree(dims, vals, lefts, rights)
     regioned = eng.map_partitions(table.frame, tree, meta=tree(table.frame._meta))
     leaves = [i for i, d in enumerate(dims) if d < 0]
-    shuffled = eng.shuffle(regioned, "__region", len(leaves))
-    part_fn = _RegionMondrian(proxy, ms, mode, run_algorithm)
-    frame = eng.map_partitions(shuffled, part_fn, meta=part_fn(shuffled._meta))
-    prov = {"algorithm": "mondrian", "engine": "dask", "mode": mode, "regions": len(leaves), "cut_rounds": rounds,
-            "largest_region": int(max(sizes[i] for i in leaves)), "max_partition_rows": max_partition_rows}
-    return DaskRelease(table, frame, "multidimensional", 0, levels=None, models=ms, provenance=prov)
+    return regioned, leaves, sizes, rounds
 
 
 def _median_cut(t: pd.DataFrame, j: int, s: str | None, V: int, ms: tuple, proxy: Dataset) -> tuple[int, int, int] | None:
