@@ -213,3 +213,76 @@ def test_local_recoding_refuses_partitions_smaller_than_k():
     tab = kd.from_dask(dd.from_pandas(df, npartitions=8), scheduler="sync", **ROLES)
     with pytest.raises(InvalidParameterError, match="fewer than k=6.*repartition"):
         kd.local_recoding(tab, "k_concealment", KConcealment(6), rng=1, regions="partitions", max_partition_rows=20)
+
+
+# ---------------------------------------------------------------------------------- ktype check DIR
+def _check(release_dir, original, *extra):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ktype.cli import app
+
+    res = CliRunner().invoke(app, ["check", str(release_dir), "--original", str(original), "--qi", "age,zip",
+                                   "--sensitive", "disease", "--identifier", "name", "-H", "age=intervals:5,10,20,40",
+                                   "-H", "zip=masking:1,2,3,5", "--json", *extra])
+    return res.exit_code, (json.loads(res.output) if res.output.strip().startswith("{") else res.output)
+
+
+@pytest.mark.parametrize("algorithm", ["flash", "mondrian"])
+def test_ktype_check_audits_a_partitioned_release_like_the_in_memory_one(tmp_path, algorithm):
+    from ktype.release import Release, read_release
+
+    df = table_frame(900, 4)
+    original = tmp_path / "input.parquet"
+    df.to_parquet(original, index=False)
+    tab = kd.from_dask(dd.from_pandas(df, npartitions=3), scheduler="sync", **ROLES)
+    models = [KAnonymity(4), DistinctLDiversity(2)]
+    drel = kd.flash(tab, models, max_suppression=0.05) if algorithm == "flash" else kd.mondrian(tab, models, max_partition_rows=200)
+    out = tmp_path / "release"
+    kd.write_release(drel, out)
+    # the metadata has the in-memory release's keys
+    ds = Dataset(df, **ROLES)
+    mem = run("flash" if algorithm == "flash" else "mondrian", ds, models, **({"max_suppression": 0.05} if algorithm == "flash" else {}))
+    rows, meta = read_release(out)
+    want = Release.metadata(mem)
+    assert set(want) <= set(meta)
+    for key in ("format", "format_version", "columns", "recoding", "models", "input_records", "hierarchies", "perturbed",
+                "algorithm", "verified"):
+        assert meta[key] == want[key], key
+    assert meta["published_rows"] == len(rows) == ds.n - drel.n_suppressed and meta["suppressed"] == drel.n_suppressed
+    assert "seed" not in str(meta) and "name" not in rows.columns
+    # ktype check on the directory: the same verdict as on the same rows in one file
+    code, rep = _check(out, original)
+    one = tmp_path / "one.parquet"
+    one_rows = rows.copy()
+    one_rows.to_parquet(one, index=False)
+    import pyarrow.parquet as pq  # the same rows with the same metadata, as Release.save writes one file
+
+    tbl = pq.read_table(one)
+    pq.write_table(tbl.replace_schema_metadata({**(tbl.schema.metadata or {}),
+                                                b"ktype.release": (out / "_ktype_release.json").read_bytes()}), one)
+    code1, rep1 = _check(one, original)
+    assert code == code1 == 0, rep
+    same = ("model", "satisfied", "classes", "smallest_class", "failing_records")
+    assert [{k: r.get(k) for k in same} for r in rep["models"]] == [{k: r.get(k) for k in same} for r in rep1["models"]]
+    assert rep["passed"] and not rep["findings"] and len(rep["models"]) == 2
+    # tampered: a partition loses rows so that a class is smaller than k; an identifier column added
+    qi = ["age", "zip"]
+    sizes = rows.groupby(qi).size()
+    # a partition file and a class that lies wholly in it: cut the class to k - 1 = 3 records
+    for part in sorted(out.glob("*.parquet")):
+        pristine = pd.read_parquet(part)
+        here = pristine.groupby(qi).size()
+        whole = here[here.to_numpy() == sizes.loc[here.index].to_numpy()]
+        if len(whole):
+            break
+    cls = whole.index[0]
+    in_cls = pristine.index[(pristine[qi] == pd.Series(cls, index=qi)).all(axis=1)]
+    drop = in_cls[: len(in_cls) - 3]
+    pristine.drop(drop).to_parquet(part, index=False)
+    code, rep = _check(out, original)
+    assert code == 1 and not rep["passed"]
+    pristine.assign(name=[f"p{i}" for i in range(len(pristine))]).to_parquet(part, index=False)
+    code, rep = _check(out, original)
+    assert code == 1 and "name" in str(rep)

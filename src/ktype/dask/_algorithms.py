@@ -191,6 +191,7 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
     frame = table.engine.map_partitions(table.frame, fn, meta=fn(table.frame._meta))
     objective = 1.0 - float(result.value) if result.measure == "precision" else float(result.value)
     prov = {"algorithm": "flash", "engine": "dask", "lattice": result.summary(), "objective": objective,
+            "parameters": {"measure": measure, "max_suppression": max_suppression},
             "objective_measure": result.measure, "frequency_set_rows": len(fs)}
     return DaskRelease(table, frame, "full-domain", int(result.optimum_suppressed), levels=levels, models=ms,
                        provenance=prov)
@@ -251,7 +252,7 @@ def mondrian(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *,
     shuffled = eng.shuffle(regioned, "__region", len(leaves))
     part_fn = _RegionMondrian(proxy, ms, mode, run_algorithm)
     frame = eng.map_partitions(shuffled, part_fn, meta=part_fn(shuffled._meta))
-    prov = {"algorithm": "mondrian", "engine": "dask", "mode": mode, "regions": len(leaves), "cut_rounds": rounds,
+    prov = {"algorithm": "mondrian", "engine": "dask", "parameters": {"mode": mode}, "regions": len(leaves), "cut_rounds": rounds,
             "largest_region": int(max(sizes[i] for i in leaves)), "max_partition_rows": max_partition_rows}
     return DaskRelease(table, frame, "multidimensional", 0, levels=None, models=ms, provenance=prov)
 
@@ -457,14 +458,10 @@ def write_release(release: DaskRelease, path: str | Path, *, models: PrivacyMode
         if written != t.n - release.n_suppressed:
             raise VerificationError(
                 f"The written release holds {written} records, {t.n - release.n_suppressed} expected. Nothing was published.")
-        meta = {"format": "ktype-release", "engine": "dask", "recoding": release.recoding,
-                "levels": None if release.levels is None else [int(v) for v in release.levels],
-                "records": t.n, "suppressed": release.n_suppressed, "published": written,
-                "models": [m.metadata_record(release.recoding) for m in ms],
-                "verdicts": [{"model": v.model, "satisfied": v.satisfied, **{k: v.summary[k] for k in
-                              ("classes", "smallest_class", "failing_records")}} for v in verdicts],
-                "provenance": _jsonable(release.provenance)}
-        (tmp / "_ktype_release.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
+        from ._meta import METADATA_FILE, release_metadata
+
+        meta = _jsonable(release_metadata(release, ms, verdicts, written, t.frame._meta))
+        (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True))
         os.replace(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
