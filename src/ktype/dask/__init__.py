@@ -35,7 +35,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "check": ("ktype.dask._table", "check"),
     "measures": ("ktype.dask._table", "measures"),
     "class_size_stats": ("ktype.dask._table", "class_size_stats"),
-    "risk": ("ktype.dask._table", "risk"),
+    "risk": ("ktype.dask._risk", "risk"),
     "flash": ("ktype.dask._algorithms", "flash"),
     "mondrian": ("ktype.dask._algorithms", "mondrian"),
     "write_release": ("ktype.dask._algorithms", "write_release"),
@@ -65,4 +65,5 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562
 if TYPE_CHECKING:
     from ._algorithms import anonymize, flash, mondrian, write_release
     from ._local import local_recoding
-    from ._table import DaskRelease, DaskTable, ModelSummary, check, class_size_stats, from_dask, measures, risk
+    from ._risk import risk
+    from ._table import DaskRelease, DaskTable, ModelSummary, check, class_size_stats, from_dask, measures

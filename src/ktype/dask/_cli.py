@@ -44,7 +44,8 @@ def risk_report(source: str | Path, *, roles: Mapping[str, Any], threshold: floa
                 "prosecutor, journalist and marketer risk and the sample uniques (optionally with --sampling-fraction). "
                 "Run it on one Parquet or CSV file for the other analyses."
             )
-    from ._table import from_dask, risk
+    from ._risk import risk
+    from ._table import from_dask
 
     table = from_dask(str(source), scheduler=scheduler, types=types, missing=missing, **dict(roles))
     got = risk(table, threshold=threshold, sampling_fraction=sampling_fraction)
@@ -53,3 +54,4 @@ def risk_report(source: str | Path, *, roles: Mapping[str, Any], threshold: floa
                **{k: got[k] for k in ("records", "classes", "sample_uniques", "suppressed", "prosecutor", "journalist",
                                       "marketer", "records_violating_k_anonymity")}}
     return {"mode": "input", "threshold": float(threshold), "input": section}
+
