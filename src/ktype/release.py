@@ -608,6 +608,10 @@ def read_release(
     path = Path(path)
     if not path.exists():
         raise DataError(f"Release file not found: {path}")
+    if path.is_dir():  # a partitioned Parquet release (ktype.dask.write_release; no Dask needed to read it)
+        from .dask._files import read_partitioned
+
+        return read_partitioned(path, _parse_meta)
     meta: dict[str, Any] | None = None
     if path.suffix.lower() in (".parquet", ".pq"):
         import pyarrow.parquet as pq

@@ -113,7 +113,9 @@ def _on_dask(opts: dict[str, Any]) -> None:
     except ImportError as e:
         raise KtypeError(f"--scheduler needs the 'dask' extra ({e.name or e}): pip install 'ktype[dask]'.") from None
     from .._config import parse_options
+    from ._reading import reading
 
+    rd = reading(opts)
     models = make_models(k=opts.get("k"), l=opts.get("l"), diversity=opts.get("diversity"), c=opts.get("c"),
                          p=opts.get("p"), t=opts.get("t"), distance=opts.get("distance"),
                          sensitive=(split_list(opts.get("sensitive")) or [None])[0])
@@ -122,7 +124,8 @@ def _on_dask(opts: dict[str, Any]) -> None:
                            quasi_identifiers=split_list(opts.get("qi")), sensitive=split_list(opts.get("sensitive")),
                            identifiers=split_list(opts.get("identifier")),
                            insensitive=split_list(opts.get("insensitive")),
-                           hierarchies=parse_hierarchies(opts.get("hierarchy")))
+                           hierarchies=parse_hierarchies(opts.get("hierarchy")),
+                           types=rd.types, missing=rd.missing)
     print_json(summary)
     ok = all(v["satisfied"] for v in summary["verdicts"])
     raise typer.Exit(EXIT_OK if ok else EXIT_VIOLATION)

@@ -54,6 +54,8 @@ def risk(
 
     try:
         opts = opt.gather(risk, params)
+        if _on_dask(opts):
+            return
         shown = opts.get("progress")
         with reporting("auto" if shown is None else bool(shown)):
             subject = _subject(opts)
@@ -77,6 +79,27 @@ def risk(
         print_json(rep)
         return
     _print_risk(rep)
+
+
+def _on_dask(opts: dict[str, Any]) -> bool:
+    """Input mode on a partitioned Parquet dataset (a directory, glob or URL): the risk from
+    distributed class counts (:mod:`ktype.dask`); printed here. False for anything else."""
+    data_path = opts.get("data")
+    release_mode = data_path is not None and (opts.get("original") is not None or opts.get("dataset") is not None)
+    if release_mode or data_path is None:
+        return False
+    from ..dask._cli import is_partitioned
+
+    if not is_partitioned(data_path):
+        return False
+    from ..dask._cli import risk_report as dask_risk_report
+
+    rd = _reading.reading(opts)
+    rep = dask_risk_report(str(data_path), roles=_reading.roles(opts), threshold=float(_or(opts.get("threshold"), 0.2)),
+                           sampling_fraction=opts.get("sampling_fraction"), types=rd.types, missing=rd.missing,
+                           given=opts)
+    print_json(rep) if opts.get("json") else _print_risk(rep)
+    return True
 
 
 def _subject(opts: dict[str, Any]) -> Any:

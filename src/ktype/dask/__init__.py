@@ -12,6 +12,8 @@ Public API (see docs/scale.md):
 * :func:`flash` (optimal full-domain, search on the distributed bottom frequency set),
   :func:`mondrian` (distributed top-level cuts, in-memory Mondrian per region) ->
   :class:`DaskRelease`
+* :func:`local_recoding` (``k_concealment``, ``freeform_sortgreedy``: regions of at least
+  k records, each solved in memory on a worker) -> :class:`DaskRelease`
 * :func:`write_release` (partitioned Parquet, verified as written, renamed into place) and
   :func:`anonymize` (what the command line calls)
 
@@ -33,15 +35,16 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "check": ("ktype.dask._table", "check"),
     "measures": ("ktype.dask._table", "measures"),
     "class_size_stats": ("ktype.dask._table", "class_size_stats"),
-    "risk": ("ktype.dask._table", "risk"),
+    "risk": ("ktype.dask._risk", "risk"),
     "flash": ("ktype.dask._algorithms", "flash"),
     "mondrian": ("ktype.dask._algorithms", "mondrian"),
     "write_release": ("ktype.dask._algorithms", "write_release"),
     "anonymize": ("ktype.dask._algorithms", "anonymize"),
+    "local_recoding": ("ktype.dask._local", "local_recoding"),
 }
 
 __all__ = ["DaskTable", "DaskRelease", "ModelSummary", "from_dask", "check", "measures", "class_size_stats", "risk",
-           "flash", "mondrian", "write_release", "anonymize"]
+           "flash", "mondrian", "write_release", "anonymize", "local_recoding"]
 
 _getattr, __dir__ = attach(__name__, _LAZY, __all__)
 
@@ -61,4 +64,6 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562
 
 if TYPE_CHECKING:
     from ._algorithms import anonymize, flash, mondrian, write_release
-    from ._table import DaskRelease, DaskTable, ModelSummary, check, class_size_stats, from_dask, measures, risk
+    from ._local import local_recoding
+    from ._risk import risk
+    from ._table import DaskRelease, DaskTable, ModelSummary, check, class_size_stats, from_dask, measures

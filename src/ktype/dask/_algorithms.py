@@ -29,6 +29,7 @@ from ..exceptions import InfeasibleError, InvalidParameterError, OutputPathError
 from ..models._base import PrivacyModel
 from ._engine import COUNT, _TooManyRows
 from ._table import (
+    FORCED,
     SUP,
     DaskRelease,
     DaskTable,
@@ -39,10 +40,11 @@ from ._table import (
     locol,
     published_frame,
     scol,
+    without_forced,
     xcol,
 )
 
-__all__ = ["flash", "mondrian", "write_release", "anonymize", "DEFAULT_MAX_DRIVER_ROWS"]
+__all__ = ["flash", "mondrian", "cut_regions", "write_release", "anonymize", "DEFAULT_MAX_DRIVER_ROWS"]
 
 #: distinct tuples of the bottom frequency set the driver accepts by default (about 40 bytes each)
 DEFAULT_MAX_DRIVER_ROWS = 20_000_000
@@ -64,6 +66,51 @@ def _validate(table: DaskTable, models: tuple) -> None:
                     f"{m} on sensitive column {col!r}: even the whole table (n={table.n}) fails the model, so no release "
                     "can satisfy it. Relax the parameter or choose another sensitive attribute."
                 )
+
+
+def with_forced(table: DaskTable, algorithm: Any, models: tuple, **options: Any) -> DaskRelease:
+    """The ``suppress`` missing-value policy, as ``ktype.algorithms.run`` applies it in memory:
+    the records with a missing value are suppressed and count against ``max_suppression``;
+    the algorithm runs on the other records with the remaining budget."""
+    n, nf = table.n, table.n_forced
+    ms = options.get("max_suppression")
+    if ms is not None:
+        limit = int(np.floor(ms * n + 1e-9))
+        if nf > limit:
+            raise InfeasibleError(
+                f"{nf} record(s) have a missing value under the 'suppress' policy, above the suppression limit "
+                f"{limit} (max_suppression={ms}); raise max_suppression or use the 'category' policy."
+            )
+        options["max_suppression"] = (limit - nf) / max(n - nf, 1)
+    sub = without_forced(table)
+    sub.n_forced = 0
+    part = algorithm(sub, models, **options)
+    fn = _SuppressAll(list(part.frame.columns), table.proxy.domain_sizes)
+    rest = table.engine.map_partitions(table.engine.where(table.frame, FORCED), fn, meta=fn(table.frame._meta))
+    prov = {**part.provenance, "suppressed_for_missing_values": nf}
+    if ms is not None:
+        prov["max_suppression"] = ms
+    return DaskRelease(table, table.engine.concat([part.frame, rest]), part.recoding, part.n_suppressed + nf,
+                       levels=part.levels, models=part.models, provenance=prov)
+
+
+class _SuppressAll:
+    """Partition -> every row suppressed (the whole domain), with the columns of a release frame."""
+
+    def __init__(self, columns: list[str], domain_sizes: np.ndarray) -> None:
+        self.columns = columns
+        self.full = [int(m) - 1 for m in domain_sizes]
+
+    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
+        out = part.copy()
+        for j, top in enumerate(self.full):
+            out[locol(j)] = np.zeros(len(part), dtype=np.int32)
+            out[hicol(j)] = np.full(len(part), top, dtype=np.int32)
+        out[SUP] = np.ones(len(part), dtype=bool)
+        for c in self.columns:
+            if c not in out.columns:
+                out[c] = np.zeros(len(part), dtype=np.int64)
+        return out[self.columns]
 
 
 # ---------------------------------------------------------------------------------- flash
@@ -95,6 +142,9 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
     ms = class_models(models)
     if not (isinstance(max_suppression, (int, float)) and 0 <= max_suppression <= 1):
         raise InvalidParameterError(f"The 'max_suppression' parameter of flash must be in [0, 1]. Got {max_suppression!r} instead.")
+    if table.n_forced:
+        return with_forced(table, flash, ms, max_suppression=max_suppression, measure=measure,
+                           max_driver_rows=max_driver_rows)
     proxy = table.proxy
     require_levels(proxy, "flash")
     check_dense("flash", [h.height for h in proxy.hierarchies])
@@ -141,6 +191,7 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
     frame = table.engine.map_partitions(table.frame, fn, meta=fn(table.frame._meta))
     objective = 1.0 - float(result.value) if result.measure == "precision" else float(result.value)
     prov = {"algorithm": "flash", "engine": "dask", "lattice": result.summary(), "objective": objective,
+            "parameters": {"measure": measure, "max_suppression": max_suppression},
             "objective_measure": result.measure, "frequency_set_rows": len(fs)}
     return DaskRelease(table, frame, "full-domain", int(result.optimum_suppressed), levels=levels, models=ms,
                        provenance=prov)
@@ -190,11 +241,28 @@ def mondrian(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *,
     if not (isinstance(max_partition_rows, int) and max_partition_rows >= 1):
         raise InvalidParameterError(
             f"The 'max_partition_rows' parameter of mondrian must be an int >= 1. Got {max_partition_rows!r} instead.")
+    if table.n_forced:
+        return with_forced(table, mondrian, ms, max_partition_rows=max_partition_rows, mode=mode)
     _validate(table, ms)
-    proxy, r, eng = table.proxy, table.r, table.engine
+    proxy, eng = table.proxy, table.engine
     sens = next((c for m in ms if (c := m.sensitive_name(proxy)) is not None), None)
     if any(m.sensitive_name(proxy) not in (None, sens) for m in ms):
         raise InvalidParameterError("ktype.dask.mondrian supports models over one sensitive column at a time.")
+    regioned, leaves, sizes, rounds = cut_regions(table, ms, sens, max_partition_rows)
+    shuffled = eng.shuffle(regioned, "__region", len(leaves))
+    part_fn = _RegionMondrian(proxy, ms, mode, run_algorithm)
+    frame = eng.map_partitions(shuffled, part_fn, meta=part_fn(shuffled._meta))
+    prov = {"algorithm": "mondrian", "engine": "dask", "parameters": {"mode": mode}, "regions": len(leaves), "cut_rounds": rounds,
+            "largest_region": int(max(sizes[i] for i in leaves)), "max_partition_rows": max_partition_rows}
+    return DaskRelease(table, frame, "multidimensional", 0, levels=None, models=ms, provenance=prov)
+
+
+def cut_regions(table: DaskTable, ms: tuple, sens: str | None, max_partition_rows: int) -> tuple[Any, list[int], dict[int, int], int]:
+    """Distributed strict median cuts until every region holds at most ``max_partition_rows``
+    records or cannot be cut; a cut is taken only if both sides pass every model in ``ms``
+    as a whole. Returns the table with ``__region`` (the leaf of the cut tree holding each
+    row), the leaf ids, the records per node and the number of cut rounds."""
+    proxy, r, eng = table.proxy, table.r, table.engine
     V = len(proxy.sensitive_values[sens]) if sens is not None else 0
     # cut tree: node -> (dim, value, left, right); dim -1 = a leaf region
     dims, vals, lefts, rights = [-1], [0], [-1], [-1]
@@ -239,12 +307,7 @@ def mondrian(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *,
     tree = _CutTree(dims, vals, lefts, rights)
     regioned = eng.map_partitions(table.frame, tree, meta=tree(table.frame._meta))
     leaves = [i for i, d in enumerate(dims) if d < 0]
-    shuffled = eng.shuffle(regioned, "__region", len(leaves))
-    part_fn = _RegionMondrian(proxy, ms, mode, run_algorithm)
-    frame = eng.map_partitions(shuffled, part_fn, meta=part_fn(shuffled._meta))
-    prov = {"algorithm": "mondrian", "engine": "dask", "mode": mode, "regions": len(leaves), "cut_rounds": rounds,
-            "largest_region": int(max(sizes[i] for i in leaves)), "max_partition_rows": max_partition_rows}
-    return DaskRelease(table, frame, "multidimensional", 0, levels=None, models=ms, provenance=prov)
+    return regioned, leaves, sizes, rounds
 
 
 def _median_cut(t: pd.DataFrame, j: int, s: str | None, V: int, ms: tuple, proxy: Dataset) -> tuple[int, int, int] | None:
@@ -395,14 +458,10 @@ def write_release(release: DaskRelease, path: str | Path, *, models: PrivacyMode
         if written != t.n - release.n_suppressed:
             raise VerificationError(
                 f"The written release holds {written} records, {t.n - release.n_suppressed} expected. Nothing was published.")
-        meta = {"format": "ktype-release", "engine": "dask", "recoding": release.recoding,
-                "levels": None if release.levels is None else [int(v) for v in release.levels],
-                "records": t.n, "suppressed": release.n_suppressed, "published": written,
-                "models": [m.metadata_record(release.recoding) for m in ms],
-                "verdicts": [{"model": v.model, "satisfied": v.satisfied, **{k: v.summary[k] for k in
-                              ("classes", "smallest_class", "failing_records")}} for v in verdicts],
-                "provenance": _jsonable(release.provenance)}
-        (tmp / "_ktype_release.json").write_text(json.dumps(meta, indent=1, sort_keys=True))
+        from ._meta import METADATA_FILE, release_metadata
+
+        meta = _jsonable(release_metadata(release, ms, verdicts, written, t.frame._meta))
+        (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True))
         os.replace(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

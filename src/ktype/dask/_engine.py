@@ -41,6 +41,16 @@ class Engine(Protocol):
 
     def filter(self, frame: Any, column: str) -> Any: ...
 
+    def where(self, frame: Any, column: str) -> Any:
+        """Rows whose boolean ``column`` is True."""
+        return frame[frame[column]]
+
+    def concat(self, frames: Sequence[Any]) -> Any:
+        """The rows of several frames with the same columns, one after the other."""
+        import dask.dataframe as dd
+
+        return dd.concat(list(frames))
+
     def group_count(self, frame: Any, by: Sequence[str], *, max_rows: int | None = None) -> pd.DataFrame: ...
 
     def group_counts(self, frame: Any, bys: Sequence[Sequence[str]]) -> list[pd.DataFrame]: ...
@@ -140,6 +150,16 @@ class DaskEngine:
     def filter(self, frame: Any, column: str) -> Any:
         """Rows whose boolean ``column`` is False (the published rows of a release)."""
         return frame[~frame[column]]
+
+    def where(self, frame: Any, column: str) -> Any:
+        """Rows whose boolean ``column`` is True."""
+        return frame[frame[column]]
+
+    def concat(self, frames: Sequence[Any]) -> Any:
+        """The rows of several frames with the same columns, one after the other."""
+        import dask.dataframe as dd
+
+        return dd.concat(list(frames))
 
     def group_count(self, frame: Any, by: Sequence[str], *, max_rows: int | None = None) -> pd.DataFrame:
         """Distinct tuples of ``by`` with their counts (column :data:`COUNT`), collected.

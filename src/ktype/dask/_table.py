@@ -23,15 +23,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data.dataset import Dataset, HierarchySpec
-from ..data.hierarchy import value_keys
+from ..data.dataset import Dataset, HierarchySpec, _is_date_spec, _missing_policies
+from ..data.hierarchy import MISSING_LABEL, value_keys
 from ..exceptions import DataError, InvalidParameterError, UnsupportedModelError
 from ..models._base import ClassModel, PrivacyModel
 from ._engine import COUNT, DaskEngine
 
-__all__ = ["DaskTable", "DaskRelease", "from_dask", "check", "measures", "class_size_stats", "risk", "ModelSummary"]
+__all__ = ["FORCED", "without_forced", "DaskTable", "DaskRelease", "from_dask", "check", "measures", "class_size_stats", "ModelSummary"]
 
 SUP = "__sup"
+#: True for the records a ``suppress`` missing-value policy removes from every release
+FORCED = "__forced"
 
 
 def xcol(j: int) -> str:
@@ -68,6 +70,9 @@ class DaskTable:
         Records per leaf of each QI's hierarchy.
     sensitive_counts : dict
         Records per value of each sensitive column.
+    n_forced : int
+        Records with a missing value under the ``suppress`` policy (column ``__forced``):
+        suppressed in every release, as :class:`ktype.Dataset` does.
     """
 
     engine: DaskEngine
@@ -77,6 +82,7 @@ class DaskTable:
     leaf_counts: list[np.ndarray]
     sensitive_counts: dict[str, np.ndarray]
     columns: list[str]
+    n_forced: int = 0
 
     @property
     def r(self) -> int:
@@ -129,32 +135,55 @@ def from_dask(
     insensitive: Sequence[str] | None = None,
     hierarchies: Mapping[str, HierarchySpec] | None = None,
     name: str | None = None,
+    types: Mapping[str, str] | Sequence[str] | str | None = None,
+    missing: Mapping[str, str] | str | None = None,
     scheduler: Any = None,
 ) -> DaskTable:
     """Encode a ``dask.dataframe.DataFrame`` or a Parquet dataset path for ktype.
 
-    Roles and hierarchies are given as for :class:`ktype.Dataset` (every column needs a
-    role). Missing values in quasi-identifier or sensitive columns are refused (drop or
-    impute them first, e.g. ``ddf.dropna(subset=[...])``).
+    Roles, hierarchies, declared ``types`` (``{"zip": "text", "admission": "date"}``) and
+    the ``missing`` value policies (``"error"``, ``"category"``, ``"suppress"``) are given
+    as for :class:`ktype.Dataset`, with the same meaning: the types are applied to every
+    partition, and a missing value becomes the ``(missing)`` leaf of its column's hierarchy
+    (``category``) or also suppresses its record in every release (``suppress``).
 
     Raises
     ------
     DataError, HierarchyError, UnassignedColumnsError
         As :class:`ktype.Dataset` for the same table.
     """
+    from ..data.types import normalize_types
+
     engine = DaskEngine(scheduler)
     frame = engine.read(data)
     cols = engine.columns(frame)
     qis = [quasi_identifiers] if isinstance(quasi_identifiers, str) else [str(c) for c in quasi_identifiers]
     sens = [sensitive] if isinstance(sensitive, str) else [str(c) for c in sensitive]
+    declared = normalize_types(types)
+    for c, spec in (hierarchies or {}).items():  # a date hierarchy implies the date type
+        if c in cols and c not in declared and _is_date_spec(spec) and not pd.api.types.is_datetime64_any_dtype(frame._meta[c]):
+            declared[c] = "date"
+    if declared:
+        for c in declared:
+            if c not in cols:
+                raise DataError(f"A type is declared for {c!r}, which is not a column of the table "
+                                f"(columns: {', '.join(map(repr, cols))}).")
+        typer = _Typer(declared)
+        frame = engine.map_partitions(frame, typer, meta=typer(frame._meta))
     coded = [c for c in qis + sens if c in cols]
+    policies = _missing_policies(missing, [c for c in qis + sens])
     distinct = engine.distinct(frame, coded)
+    with_missing = []
     for c, vals in distinct.items():
         if vals.isna().any():
-            raise DataError(
-                f"Column {c!r} has missing values; ktype.dask refuses them: drop or impute them first "
-                f"(e.g. ddf = ddf.dropna(subset=[{c!r}]))."
-            )
+            if policies.get(c, "error") == "error":
+                raise DataError(
+                    f"Column {c!r} has missing values; drop or impute them, or choose a policy: "
+                    f"missing={{{c!r}: 'category'}} or 'suppress' (command line: --missing {c}=category)."
+                )
+            with_missing.append(c)
+        elif str(vals.dtype) == "Int64":
+            distinct[c] = vals.astype("int64")
     size = max([len(v) for v in distinct.values()] + [1])
     head = engine.head(frame, 1)
     proxy_cols: dict[str, Any] = {}
@@ -166,10 +195,20 @@ def from_dask(
             proxy_cols[c] = head[c].iloc[np.zeros(size, dtype=np.int64)].reset_index(drop=True) if len(head) else \
                 pd.Series([None] * size, dtype=object)
     proxy = Dataset(pd.DataFrame(proxy_cols, columns=cols), quasi_identifiers=qis, sensitive=sens,
-                    identifiers=identifiers, insensitive=insensitive, hierarchies=hierarchies, name=name or "dask table")
-    fn = _Encoder(proxy)
+                    identifiers=identifiers, insensitive=insensitive, hierarchies=hierarchies, name=name or "dask table",
+                    missing={c: policies[c] for c in with_missing} or None)
+    proxy.forced_suppression = np.zeros(proxy.n, dtype=bool)  # the proxy's rows are not the table's
+    forced_cols = [c for c in with_missing if policies[c] == "suppress"]
+    fn = _Encoder(proxy, with_missing, forced_cols)
     encoded = engine.map_partitions(frame, fn, meta=fn(frame._meta))
-    # one pass for the record count, the leaf counts and the sensitive counts
+    table = _counted(engine, encoded, proxy, cols)
+    if forced_cols:
+        table.n_forced = engine.sums(encoded, [FORCED])[FORCED]
+    return table
+
+
+def _counted(engine: DaskEngine, encoded: Any, proxy: Dataset, cols: list[str]) -> DaskTable:
+    """The table over ``encoded`` with its record, leaf and sensitive counts (one pass)."""
     parts = engine.group_counts(encoded, [[xcol(j)] for j in range(proxy.r)] + [[scol(i)] for i in range(len(proxy.sensitive))])
     leaf_counts = []
     for j, (t, h) in enumerate(zip(parts[: proxy.r], proxy.hierarchies)):
@@ -185,22 +224,67 @@ def from_dask(
     return table
 
 
+def without_forced(table: DaskTable) -> DaskTable:
+    """The records a ``suppress`` policy leaves to the algorithm, with their own counts (as
+    :meth:`ktype.Dataset.subset` gives the in-memory algorithm, whose entropy measures and
+    t-closeness then read the counts of those records)."""
+    proxy = object.__new__(Dataset)
+    proxy.__dict__.update(table.proxy.__dict__)
+    frame = table.engine.filter(table.frame, FORCED)
+    if table.n == table.n_forced:
+        from ..exceptions import InfeasibleError
+
+        raise InfeasibleError("Every record has a missing value under the 'suppress' policy; nothing is left to release.")
+    return _counted(table.engine, frame, proxy, table.columns)
+
+
+class _Typer:
+    """Partition -> the declared column types (:func:`ktype.data.types.apply_types`); an
+    ``int`` column is the nullable ``Int64`` in every partition (a partition with a missing
+    value would otherwise differ from one without)."""
+
+    def __init__(self, types: dict[str, str]) -> None:
+        self.types = types
+
+    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
+        from ..data.types import apply_types
+
+        out = apply_types(part, self.types)
+        for c, kind in self.types.items():
+            if kind == "int":
+                out[c] = out[c].astype("Int64")
+        return out
+
+
 class _Encoder:
     """Partition -> the same columns plus leaf ranks and sensitive codes (picklable)."""
 
-    def __init__(self, proxy: Dataset) -> None:
+    def __init__(self, proxy: Dataset, with_missing: Sequence[str] = (), forced: Sequence[str] = ()) -> None:
+        self.with_missing = set(with_missing)
+        self.forced = list(forced)
         self.qis = list(proxy.quasi_identifiers)
         self.hierarchies = list(proxy.hierarchies)
         self.sensitive = list(proxy.sensitive)
         self.s_hier = dict(proxy.sensitive_hierarchies)
         self.s_keys = {c: pd.Index(value_keys(proxy.sensitive_values[c])) for c in proxy.sensitive}
 
+    def values(self, c: str, s: pd.Series) -> pd.Series:
+        """A column as the in-memory ``Dataset`` holds it: missing cells as ``(missing)``
+        when the column has a policy for them, ``Int64`` without missing cells as int64."""
+        if c in self.with_missing:
+            return s.astype(object).where(~s.isna(), MISSING_LABEL)
+        if str(s.dtype) == "Int64":
+            return s.astype("int64")
+        return s
+
     def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
         out = part.copy()
         for j, (c, h) in enumerate(zip(self.qis, self.hierarchies)):
-            out[xcol(j)] = h.encode(part[c]).astype(np.int32) if len(part) else np.zeros(0, dtype=np.int32)
+            out[xcol(j)] = h.encode(self.values(c, part[c])).astype(np.int32) if len(part) else np.zeros(0, dtype=np.int32)
         for i, c in enumerate(self.sensitive):
-            out[scol(i)] = self.sensitive_codes(c, part[c])
+            out[scol(i)] = self.sensitive_codes(c, self.values(c, part[c]))
+        if self.forced:
+            out[FORCED] = part[self.forced].isna().any(axis=1).to_numpy(bool) if len(part) else np.zeros(0, dtype=bool)
         return out
 
     def sensitive_codes(self, c: str, values: pd.Series) -> np.ndarray:
@@ -446,53 +530,6 @@ def class_size_stats(release: DaskTable | DaskRelease) -> dict[str, Any]:
     return st
 
 
-# ---------------------------------------------------------------------------------- risk
-def risk(release: DaskTable | DaskRelease, *, threshold: float = 0.2, sampling_fraction: float | None = None) -> dict[str, Any]:
-    """Prosecutor, journalist and marketer re-identification risk (El Emam) from the
-    distributed class sizes: the summary figures of :func:`ktype.risk.reidentification_risk`
-    (highest, average, records above ``threshold``; sample uniques; classes), without the
-    per-record arrays. ``sampling_fraction``: journalist risk estimated as in memory
-    (Benedetti–Franconi, ``expected_inverse_frequency``); otherwise the sample is its own
-    population (journalist = prosecutor)."""
-    from ..risk.individual import expected_inverse_frequency
-
-    if not (isinstance(threshold, (int, float)) and 0 <= threshold <= 1):
-        raise InvalidParameterError(f"The 'threshold' parameter of risk must be a float in [0, 1]. Got {threshold!r} instead.")
-    if sampling_fraction is not None and not (isinstance(sampling_fraction, (int, float)) and 0 < sampling_fraction <= 1):
-        raise InvalidParameterError(
-            f"The 'sampling_fraction' parameter of risk must be a float in (0, 1]. Got {sampling_fraction!r} instead.")
-    rel = _release(release)
-    t = rel.table
-    keys = [c for j in range(t.r) for c in (locol(j), hicol(j))]
-    freq = t.engine.size_frequencies(t.engine.filter(rel.frame, SUP), keys)
-    f = freq.index.to_numpy(np.int64)  # class sizes present
-    c = freq.to_numpy(np.int64)  # classes of each size
-    records = int((f * c).sum())
-    g = int(c.sum())
-
-    def summary(per_size: np.ndarray, average: float | None = None) -> dict[str, Any]:
-        if records == 0:
-            return {"highest": 0.0, "average": 0.0, "records_above_threshold": 0, "share_above_threshold": 0.0,
-                    "threshold": float(threshold)}
-        above = int((f * c)[per_size > threshold].sum())
-        avg = float((f * c * per_size).sum() / records) if average is None else float(average)
-        return {"highest": float(per_size.max()), "average": avg, "records_above_threshold": above,
-                "share_above_threshold": above / records, "threshold": float(threshold)}
-
-    pros = summary(1.0 / np.maximum(f, 1))
-    if sampling_fraction is not None:
-        rc = expected_inverse_frequency(np.maximum(f, 1), np.full(len(f), float(sampling_fraction)))
-        jr_mean = float((f * c * rc).sum() / records) if records else 0.0
-        jour = summary(rc, max(g * sampling_fraction / max(records, 1), jr_mean) if records else 0.0)
-        marketer = jr_mean
-        population = f"estimated from sampling fraction {sampling_fraction:.6g} (Benedetti-Franconi)"
-    else:
-        jour, marketer = dict(pros), pros["average"]
-        population = "the sample itself (no population information)"
-    return {"records": records, "classes": g, "sample_uniques": int(c[f == 1].sum()), "suppressed": rel.n_suppressed,
-            "prosecutor": pros, "journalist": jour, "marketer": marketer, "population": population}
-
-
 # ---------------------------------------------------------------------------------- output
 def published_frame(release: DaskRelease, frame: Any) -> Any:
     """The published columns of ``frame`` (rows of ``release``): QI labels as
@@ -510,6 +547,7 @@ class _Publisher:
         self.levels = None if levels is None else [int(v) for v in levels]
         keep = set(self.qis) | set(proxy.sensitive) | set(proxy.insensitive)
         self.order = [c for c in columns if c in keep]
+        self.with_missing = [c for c in getattr(proxy, "missing_policies", {}) if c in proxy.sensitive]
 
     def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
         cols: dict[str, Any] = {}
@@ -518,6 +556,8 @@ class _Publisher:
             lo = part[locol(j)].to_numpy(np.int64)
             hi = part[hicol(j)].to_numpy(np.int64)
             cols[c] = pd.Series(h.labels(lo, hi, level=lev) if len(part) else [], dtype="str", index=part.index)
+        for c in self.with_missing:  # a missing sensitive value is published as in memory
+            cols[c] = part[c].astype(object).where(~part[c].isna(), MISSING_LABEL)
         for c in self.order:
             if c not in cols:
                 cols[c] = part[c]
