@@ -216,3 +216,21 @@ def test_rows_and_protect_select_the_records_and_the_protected_column(people_csv
     without = AnonymizationJob.from_config({k: v for k, v in cfg.items() if k != "protect"})
     with pytest.raises(KtypeError, match="several sensitive"):
         run_job(without)
+
+
+def test_hierarchies_given_with_the_bundled_dataset_are_applied_not_ignored():
+    """`-H age=flat` / `hierarchy:` with `--dataset adult` replaces Adult's ARX hierarchy of that
+    column (it was silently dropped); the other columns keep theirs, and a column that is no
+    quasi-identifier is refused by name."""
+    from ktype._config import parse_hierarchies
+    from ktype.exceptions import KtypeError
+    from ktype.job import load_input
+
+    bundled = load_input(dataset="adult", rows=200)
+    ds = load_input(dataset="adult", rows=200, hierarchies=parse_hierarchies(["age=flat"]))
+    j = ds.quasi_identifiers.index("age")
+    assert ds.hierarchies[j].height == 1 and bundled.hierarchies[j].height > 1
+    others = [i for i in range(ds.r) if i != j]
+    assert [ds.hierarchies[i].height for i in others] == [bundled.hierarchies[i].height for i in others]
+    with pytest.raises(KtypeError, match="nothere"):
+        load_input(dataset="adult", rows=200, hierarchies=parse_hierarchies(["nothere=flat"]))

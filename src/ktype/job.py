@@ -154,7 +154,7 @@ def load_input(
                              "--insensitive '*'.")
         return load_adult(quasi_identifiers=list(quasi_identifiers) or None,
                           sensitive=list(sensitive) if sensitive else ("salary-class",), insensitive=list(insensitive),
-                          n=rows)
+                          n=rows, hierarchies=hier)
     if source is None:
         raise KtypeError("Give an input file (CSV or Parquet) or --dataset adult.")
     if not quasi_identifiers:

@@ -8,9 +8,10 @@ Learning Repository, Becker & Kohavi (1996), CC BY 4.0. See
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -41,6 +42,7 @@ def load_adult(
     *,
     insensitive: Sequence[str] = (),
     n: int | None = None,
+    hierarchies: Mapping[str, Any] | None = None,
 ) -> Dataset:
     """The bundled Adult dataset with its ARX hierarchies.
 
@@ -56,6 +58,9 @@ def load_adult(
         every release).
     n : int, optional
         Keep only the first ``n`` rows (for quick experiments).
+    hierarchies : mapping, optional
+        Hierarchies (or hierarchy specifications, as ``Dataset`` takes them) that replace the
+        bundled ARX hierarchy of these quasi-identifiers.
     """
     folder = bundled_path("adult")
     df = pd.read_csv(folder / "adult.csv.gz", sep=";", dtype=str)
@@ -65,9 +70,12 @@ def load_adult(
     sensitive = list(sensitive or [])
     if quasi_identifiers is None:
         quasi_identifiers = [c for c in ADULT_COLUMNS if c not in sensitive]
+    given = dict(hierarchies or {})
     hierarchies = {
-        c: Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{c}.csv", name=c) for c in quasi_identifiers
+        c: given[c] if c in given else Hierarchy.from_arx_csv(folder / f"adult_hierarchy_{c}.csv", name=c)
+        for c in quasi_identifiers
     }
+    hierarchies.update({c: h for c, h in given.items() if c not in hierarchies})  # Dataset names a non-QI
     keep = set(quasi_identifiers) | set(sensitive) | set(insensitive)
     df = df[[c for c in df.columns if c in keep]]  # unselected columns are not part of the dataset
     return Dataset(df, quasi_identifiers=list(quasi_identifiers), sensitive=sensitive, insensitive=list(insensitive),
