@@ -170,7 +170,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/algorithms/transparent/anatomy.py", "src/ktype/algorithms/transparent/mask.py",
          "src/ktype/algorithms/transparent/mondrian_ldiv.py"],
         [T + "test_transparent.py", T + "test_transparent_oracle.py", T + "test_transparent_baselines.py",
-         T + "test_anatomy_audit.py"],
+         T + "test_anatomy_audit.py", T + "test_transparent_input_order.py"],
     ),
     "local": (
         ["src/ktype/algorithms/local/_core.py", "src/ktype/algorithms/local/_matching.py",
@@ -178,7 +178,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/algorithms/local/iterative.py", "src/ktype/algorithms/local/kconcealment.py",
          "src/ktype/algorithms/local/pipelines.py", "src/ktype/algorithms/local/refine.py"],
         [T + "test_local.py", T + "test_local_props.py", T + "test_local_alg2.py", T + "test_local_agglo.py",
-         T + "test_local_cluster_boxes.py", T + "test_iterative_local.py"],
+         T + "test_local_cluster_boxes.py", T + "test_iterative_local.py", T + "test_local_closures_oracle.py"],
     ),
     "other_algorithms": (
         ["src/ktype/algorithms/_rules.py", "src/ktype/algorithms/cell_suppression.py",
@@ -444,7 +444,9 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
         shutil.copy2(ROOT / f, work / "mutants" / f)
     path = RESULTS / f"mutation_{name}.json"
     data = json.loads(path.read_text())
-    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue", PYTHONPATH=str(work / "mutants" / "src"))
+    # the mutated source first; then whatever PYTHONPATH holds mutmut itself (its trampoline imports it)
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue",
+               PYTHONPATH=os.pathsep.join(x for x in (str(work / "mutants" / "src"), os.environ.get("PYTHONPATH")) if x))
     found: dict[str, str] = {}
     only = [x for x in os.environ.get("KTYPE_MUTMUT_ONLY", "").split(",") if x]
     for m in open_mutants(name):
