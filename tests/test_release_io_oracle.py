@@ -58,18 +58,6 @@ def test_escaping_of_known_payloads_and_numbers(cell):
     assert back["note"].tolist() == [cell, "ok"]
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(alphabet="0123456789+-.eE=@'\t\r |!Ac/", max_size=10), st.none(),
-                          st.sampled_from(PAYLOADS)), min_size=1, max_size=12))
-def test_escaping_matches_the_float_parser_oracle_and_round_trips(cells):
-    df = pd.DataFrame({"note": pd.Series(cells, dtype=object)})
-    out = escape_csv_cells(df)["note"].tolist()
-    assert out == [None if c is None else _escaped(c) for c in cells]
-    # no escaped cell is left that a spreadsheet evaluates
-    assert not any(isinstance(v, str) and v.startswith(TRIGGERS[:6]) and not _plain_number(v) for v in out)
-    assert unescape_csv_cells(escape_csv_cells(df))["note"].tolist() == cells
-
-
 def _release() -> ktype.Release:
     i = np.arange(60)
     df = pd.DataFrame({"age": 20 + (i * 7) % 40, "zip": [f"941{(j * 3) % 10:02d}" for j in i],
@@ -206,3 +194,112 @@ def test_atomic_write_shows_no_file_name_while_writing_where_unnamed_files_exist
     _io.atomic_write(tmp_path / "out.csv", writer)
     assert seen == [[]]
     assert (tmp_path / "out.csv").read_text() == "a,b\n1,2\n"
+
+
+def test_the_named_temporary_fallback_writes_the_file(tmp_path, monkeypatch):
+    """Where unnamed files are unavailable, the write goes through a named temporary beside
+    the target, which is renamed into place and leaves nothing else behind."""
+    from ktype import _io
+
+    monkeypatch.setattr(_io, "_anonymous_file", lambda directory, mode: None)
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    _io.atomic_write_text(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+def test_output_path_errors_say_output_unless_told_what(tmp_path):
+    from ktype._io import check_output_path
+    from ktype.exceptions import OutputPathError
+
+    (tmp_path / "d").mkdir()
+    with pytest.raises(OutputPathError, match=r"^The output .*d is a directory"):
+        check_output_path(tmp_path / "d")
+    with pytest.raises(OutputPathError, match=r"^The report .*d is a directory"):
+        check_output_path(tmp_path / "d", what="report")
+
+
+def test_a_release_of_no_rows_builds_and_reads_empty():
+    from ktype.datasets.synthetic import census_dataset
+    from ktype.release import Release
+
+    ds = census_dataset(10, rng=1)
+    rel = Release.build(ds, np.zeros((0, ds.r)), np.zeros((0, ds.r)), source=np.zeros(0, dtype=np.int64))
+    assert rel.n == 0 and rel.lo.shape == (0, ds.r)
+    assert rel.to_pandas().shape[0] == 0
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_read_back_check_refuses_a_lost_or_invented_number_naming_the_target(tmp_path, fmt):
+    """A numeric cell missing on one side and present on the other is a difference (the
+    release must read back cell for cell); the error names the target, not the temporary."""
+    from ktype._io import read_back_check
+    from ktype.exceptions import VerificationError
+
+    expected = pd.DataFrame({"a": [1.5, np.nan, 3.0], "b": [1, 2, 3]})
+    for written in (pd.DataFrame({"a": [1.5, 2.0, 3.0], "b": [1, 2, 3]}),
+                    pd.DataFrame({"a": [np.nan, np.nan, 3.0], "b": [1, 2, 3]})):
+        tmp = tmp_path / f"tmp.{fmt}"
+        written.to_csv(tmp, index=False) if fmt == "csv" else written.to_parquet(tmp, index=False)
+        check = read_back_check(expected, fmt=fmt, target=tmp_path / f"release.{fmt}")
+        with pytest.raises(VerificationError, match=rf"written file \S*release\.{fmt} does not read back"):
+            check(tmp)
+    tmp = tmp_path / f"same.{fmt}"
+    expected.to_csv(tmp, index=False) if fmt == "csv" else expected.to_parquet(tmp, index=False)
+    read_back_check(expected, fmt=fmt, target=tmp_path / f"release.{fmt}")(tmp)  # the same table passes
+
+
+def test_repr_names_the_algorithm_or_a_question_mark():
+    rel = _release()
+    assert repr(rel).startswith(f"Release({rel.provenance['algorithm']}, {rel.n} rows, ")
+    rel.provenance.pop("algorithm")
+    assert repr(rel) == f"Release(?, {rel.n} rows, {rel.n_suppressed} suppressed, {rel.recoding})"
+
+
+def test_a_caller_fixed_seed_is_warned_about():
+    from ktype._validation import RANDOMNESS_CALLER_SEED, REPRODUCIBLE_WARNING
+
+    rel = _release()
+    rel.provenance["randomness"] = RANDOMNESS_CALLER_SEED
+    assert REPRODUCIBLE_WARNING in rel.warnings()
+
+
+def _suppressing_release() -> ktype.Release:
+    from ktype.datasets.synthetic import census_dataset
+    from ktype.release import Release
+
+    ds = census_dataset(20, rng=4)
+    lo = np.zeros((ds.n, ds.r), dtype=np.int32)
+    hi = np.tile((ds.domain_sizes - 1).astype(np.int32), (ds.n, 1))
+    return Release.build(ds, lo, hi, suppressed=np.arange(ds.n) < 3, recoding="full-domain")
+
+
+def test_metadata_says_suppressed_rows_are_published_only_when_they_are():
+    rel = _suppressing_release()
+    assert rel.n_suppressed == 3
+    assert rel.metadata()["suppressed_rows_published"] is False
+    assert rel.metadata(include_suppressed=True)["suppressed_rows_published"] is True
+    assert rel.metadata()["published_rows"] == 17 and rel.metadata(include_suppressed=True)["published_rows"] == 20
+    assert _release().metadata(include_suppressed=True)["suppressed_rows_published"] is (_release().n_suppressed > 0)
+
+
+def test_read_back_check_treats_an_empty_csv_text_as_the_missing_cell_it_reads_as(tmp_path):
+    from ktype._io import read_back_check
+
+    expected = pd.DataFrame({"t": ["", "a", None], "n": [1, 2, 3]})
+    tmp = tmp_path / "t.csv"
+    expected.to_csv(tmp, index=False)
+    read_back_check(expected, fmt="csv", target=tmp_path / "r.csv")(tmp)  # passes: same CSV cells
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet="0123456789+-.eE=@'\t\r |!Ac/", max_size=10), st.none(),
+                          st.sampled_from(PAYLOADS)), min_size=1, max_size=12))
+def test_escaping_matches_the_float_parser_oracle_and_round_trips(cells):
+    df = pd.DataFrame({"note": pd.Series(cells, dtype=object)})
+    out = escape_csv_cells(df)["note"].tolist()
+    assert out == [None if c is None else _escaped(c) for c in cells]
+    # no escaped cell is left that a spreadsheet evaluates
+    assert not any(isinstance(v, str) and v.startswith(TRIGGERS[:6]) and not _plain_number(v) for v in out)
+    assert unescape_csv_cells(escape_csv_cells(df))["note"].tolist() == cells
