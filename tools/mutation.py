@@ -509,8 +509,11 @@ def _plants_table() -> str:
     if not path.exists():
         return ""
     data = json.loads(path.read_text())
-    rows = [f"| `{name}` | `{r['file']}` | {r['breaks']} | {r['verdict']} | "
-            f"{', '.join('`' + f.split('::')[-1] + '`' for f in r['failed']) or '-'} | {r['load'][0]:.0f} |"
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    rows = [f"| `{name}` | `{r['file']}` | {cell(r['breaks'])} | {r['verdict']} | "
+            f"{cell(', '.join('`' + f.split('::')[-1] + '`' for f in r['failed'])) or '-'} | {r['load'][0]:.0f} |"
             for name, r in data["plants"].items()]
     return (f"\nHand-planted bugs (`tools/mutation_plants.py`, commit `{data['commit'][:9]}`; each applied to a "
             "scratch copy of `src/`, the named tests run):\n\n"
