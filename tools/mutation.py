@@ -157,7 +157,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/data/dataset.py", "src/ktype/data/hierarchy.py", "src/ktype/data/types.py",
          "src/ktype/data/_shapes.py", "src/ktype/data/_values.py", "src/ktype/data/builders.py",
          "src/ktype/data/bundled.py", "src/ktype/_validation.py"],
-        [T + "test_dataset.py", T + "test_hierarchy.py", T + "test_hierarchy_validation.py", T + "test_reading.py"],
+        [T + "test_dataset.py", T + "test_hierarchy.py", T + "test_hierarchy_validation.py", T + "test_reading.py",
+         T + "test_hierarchy_range_labels.py"],
     ),
     "freeform": (
         ["src/ktype/algorithms/freeform/_prep.py", "src/ktype/algorithms/freeform/baselines.py",

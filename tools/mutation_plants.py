@@ -99,7 +99,8 @@ ISSUE: dict[str, tuple[str, str, str, list[str], str]] = {
     "hierarchy_range_not_a_node": (
         "src/ktype/data/hierarchy.py", "and a <= b and (any_range or not self.is_tree\n",
         "and a <= b and (True or not self.is_tree\n",
-        [T + "test_hierarchy.py", T + "test_hierarchy_validation.py", T + "test_forgeries.py"],
+        [T + "test_hierarchy.py", T + "test_hierarchy_validation.py", T + "test_forgeries.py",
+         T + "test_hierarchy_range_labels.py"],
         "a label [x-y] that is no node of a tree hierarchy is read as a generalized value",
     ),
     "transparent_input_order_ties": (
