@@ -93,7 +93,7 @@ ISSUE: dict[str, tuple[str, str, str, list[str], str]] = {
     "audit_local_as_homogeneous": (
         "src/ktype/audit.py", "homogeneous = bool((np.bincount(eo, minlength=g.n_orig_types) <= 1).all())\n",
         "homogeneous = bool((np.bincount(eo, minlength=g.n_orig_types) <= 2).all())\n",
-        [T + "test_forgeries.py", T + "test_trust_audit.py"],
+        [T + "test_forgeries.py", T + "test_trust_audit.py", T + "test_audit_hall.py"],
         "a local recoding is audited with the per-class count (Hall's condition split per published type)",
     ),
     "hierarchy_range_not_a_node": (
