@@ -1,0 +1,178 @@
+"""Plant bugs by hand where mutmut cannot, and re-plant the bugs issue #32 names (docs/mutation.md).
+
+    .venv/bin/python tools/mutation_plants.py                     # every plant
+    .venv/bin/python tools/mutation_plants.py rules_emd_ordered   # some of them, by name
+
+mutmut's trampoline cannot switch a mutant on inside an ``@njit`` kernel (the kernel is
+compiled once), so ``KERNELS`` are one-line textual changes of kernels; ``ISSUE`` are the bugs
+once planted by hand that survived the suite of their day. Each plant is applied to a
+scratch copy of ``src/`` (``/tmp/ktype-plant/<name>``, never the working tree), followed by a
+run of the named tests against that copy under ``nice -n 19``. A plant is *caught* when the
+tests fail. The verdicts go to ``benchmarks/results/mutation_kernels.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRATCH = Path(os.environ.get("KTYPE_PLANT_DIR", "/tmp/ktype-plant"))
+T = "tests/"
+ALG = "src/ktype/algorithms/"
+
+# name -> (file, original text (must occur once), planted text, tests that must fail, what it breaks)
+KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
+    "rules_emd_ordered": (
+        ALG + "_rules.py", "    return e / (V - 1)\n", "    return e / V\n",
+        [T + "test_rules.py"],
+        "ordered EMD normalized by V instead of V - 1 (too small a distance: t-closeness passes too much)",
+    ),
+    "rules_recursive_tie": (
+        ALG + "_rules.py", "    return top[0] * den < (total - head) * num\n",
+        "    return top[0] * den <= (total - head) * num\n",
+        [T + "test_rules.py"],
+        "recursive (c,l)-diversity accepts r1 = c (r_l + ... + r_m), the strict inequality made loose",
+    ),
+    "matching_greedy_start": (
+        "src/ktype/_matching.py", "            if match_c[v] < 0:\n", "            if match_c[v] <= 0:\n",
+        [T + "test_matching.py"],
+        "the greedy start may take column 0 from the row that holds it (a matching with a shared column)",
+    ),
+    "local_closure_upper_end": (
+        ALG + "local/_kernels.py", "                if v > hi:\n                    hi = v\n            l2, h2 = _close(",
+        "                if v > hi + 1:\n                    hi = v\n            l2, h2 = _close(",
+        [T + "test_local_closures_oracle.py"],
+        "the closure box of a record set ignores a member one step above the current upper end",
+    ),
+    # kept for the record: counting a record on a box's upper edge as outside it was *not* caught, and
+    # is near-equivalent: _trie_search scores it 0 as an outside record and picks it first anyway
+    "local_inside_box": (
+        ALG + "local/_kernels.py", "        v = X[y, a]\n        if v < lo[a] or v > hi[a]:\n",
+        "        v = X[y, a]\n        if v < lo[a] or v >= hi[a]:\n",
+        [T + "test_local.py", "-k", "alg4 or alg2 or alg3 or registered_pipelines"],
+        "a record on the upper edge of a box counts as outside it",
+    ),
+    "freeform_weight": (
+        ALG + "freeform/_kernels.py", "            w += x - hi[j, a]\n", "            w += hi[j, a] - x\n",
+        [T + "test_freeform.py", "-k", "table1 or never_beat_the_mip or pruning_is_exact"],
+        "the cost of widening a box upwards is negative",
+    ),
+    "transparent_tailor_stop": (
+        ALG + "transparent/_kernels.py", "        if c * two_l_stop * l > m:\n", "        if c * two_l_stop * l >= m:\n",
+        [T + "test_transparent.py", "-k", "paper_tables or tailor_equals or oracle_fixture"],
+        "Tailor stops splitting a group that is exactly 2l-diverse",
+    ),
+}
+
+ISSUE: dict[str, tuple[str, str, str, list[str], str]] = {
+    "io_formula_prefix_number": (
+        "src/ktype/_io.py", '_NUMBER = re.compile(r"^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?$")\n',
+        '_NUMBER = re.compile(r"^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?")\n',
+        [T + "test_output_safety.py", T + "test_release_io_oracle.py"],
+        "a text cell that only starts like a number (-1+1+cmd|' /C calc'!A0) is not escaped (CSV injection)",
+    ),
+    "release_sidecar_without_checksum": (
+        "src/ktype/release.py", "            if want != have:\n", "            if want is not None and want != have:\n",
+        [T + "test_file_verified.py", T + "test_audit_untrusted.py", T + "test_trust_audit.py",
+         T + "test_release_io_oracle.py"],
+        "a CSV sidecar with no recorded SHA-256 is accepted for any file",
+    ),
+    "audit_insensitive_identifier": (
+        "src/ktype/audit.py", 'if untrusted.get(str(c)) in ("sensitive", "insensitive")]\n',
+        'if untrusted.get(str(c)) in ("sensitive",)]\n',
+        [T + "test_forgeries.py", T + "test_audit_untrusted.py", T + "test_trust_audit.py"],
+        "an identifier column the release metadata calls insensitive is published without a finding",
+    ),
+    "audit_local_as_homogeneous": (
+        "src/ktype/audit.py", "homogeneous = bool((np.bincount(eo, minlength=g.n_orig_types) <= 1).all())\n",
+        "homogeneous = bool((np.bincount(eo, minlength=g.n_orig_types) <= 2).all())\n",
+        [T + "test_forgeries.py", T + "test_trust_audit.py", T + "test_audit_hall.py"],
+        "a local recoding is audited with the per-class count (Hall's condition split per published type)",
+    ),
+    "hierarchy_range_not_a_node": (
+        "src/ktype/data/hierarchy.py", "and a <= b and (any_range or not self.is_tree\n",
+        "and a <= b and (True or not self.is_tree\n",
+        [T + "test_hierarchy.py", T + "test_hierarchy_validation.py", T + "test_forgeries.py",
+         T + "test_hierarchy_range_labels.py"],
+        "a label [x-y] that is no node of a tree hierarchy is read as a generalized value",
+    ),
+    "transparent_input_order_ties": (
+        ALG + "transparent/__init__.py", "        canon = _canonical_order(dataset, self.s)\n",
+        "        canon = np.arange(n)\n",
+        [T + "test_transparent.py", "-k", "paper_tables or transparency_property or order",
+         T + "test_transparent_input_order.py"],
+        "the secret tie-break permutation is laid over the input order, not over a canonical content order",
+    ),
+    "registry_suppression_limit_plus_one": (
+        ALG + "_registry.py", "        if release.n_suppressed > limit:\n", "        if release.n_suppressed > limit + 1:\n",
+        [T + "test_registry.py", T + "test_checks_can_fail.py", T + "test_registry_oracle.py"],
+        "a release suppressing one record more than max_suppression allows is called verified",
+    ),
+    "ldiversity_match_blocks_skip_one": (
+        "src/ktype/models/ldiversity.py", "            rows = idx[a : a + step]\n", "            rows = idx[a : a + step - 1]\n",
+        [T + "test_models_oracle.py", T + "test_ktype_models.py", T + "test_match_scope_blocks.py"],
+        "the match-scope diversity check skips the last group of every block",
+    ),
+    # always the first of the k matchings is *not* a bug: the decomposition is random, so its first
+    # matching is as uniform as a random one (the plant passed every test, rightly)
+    "freeform_publish_identity": (
+        ALG + "freeform/_prep.py", "    alpha = M[int(rng.integers(k))]", "    alpha = np.arange(n) + 0 * M[int(rng.integers(k))]",
+        [T + "test_freeform.py", "-k", "marginal", T + "test_freeform_marginal.py"],
+        "each box carries its own record (the identity edge of the graph), not a uniform pre-image",
+    ),
+}
+PLANTS = {**KERNELS, **ISSUE}
+
+
+def plant(name: str) -> dict:
+    path, old, new, tests, what = PLANTS[name]
+    work = SCRATCH / name
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
+    (work / "data").symlink_to(ROOT / "data")  # the bundled data sets are read from beside src/
+    target = work / path
+    text = target.read_text()
+    if text.count(old) != 1:
+        raise SystemExit(f"{name}: the original text occurs {text.count(old)} times in {path}; update the plant")
+    target.write_text(text.replace(old, new))
+    env = dict(os.environ, PYTHONPATH=str(work / "src"))
+    t0 = time.time()
+    proc = subprocess.run(["nice", "-n", "19", sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "-o", "addopts=", "-p", "no:timeout", "-m", "not slow", *tests],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    last = (proc.stdout.strip().splitlines() or [""])[-1]
+    failed = [ln.split(" ")[1] for ln in proc.stdout.splitlines() if ln.startswith("FAILED ")]
+    # caught: a test failed (an assertion or an error the bug causes); exit 1 without a FAILED line is no verdict
+    verdict = ("caught" if proc.returncode == 1 and failed else "not caught" if proc.returncode == 0
+               else f"error {proc.returncode}")
+    return {"plant": name, "file": path, "original": old.strip(), "planted": new.strip(), "breaks": what,
+            "tests": tests, "verdict": verdict, "failed": failed[:3], "summary": last,
+            "wall_s": round(time.time() - t0, 1), "load": [round(x, 1) for x in os.getloadavg()]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("plants", nargs="*", help="plant names (default: all)")
+    a = ap.parse_args()
+    names = a.plants or list(PLANTS)
+    out_path = ROOT / "benchmarks" / "results" / "mutation_plants.json"
+    stored = json.loads(out_path.read_text()) if out_path.exists() else {}
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    results = stored.get("plants", {})
+    for name in names:
+        r = plant(name)
+        results[name] = r
+        print(name, r["verdict"], r["failed"], r["summary"], f"{r['wall_s']} s load {r['load']}", flush=True)
+        out_path.write_text(json.dumps({"commit": commit, "plants": dict(sorted(results.items()))}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
