@@ -13,10 +13,6 @@ import numpy as np
 import pytest
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug: classes with equal boxes get different ranks, so their rows are grouped by class; the fix "
-    "(equal boxes share a rank) changes 17 releases of tests/release_corpus.json (mondrian, mdav, freeform, ...) "
-    "and is left for a coordinated corpus update"))
 @pytest.mark.parametrize("seed", [2, 3, 4])  # seeds 0 and 1 happen to have no class ties
 def test_the_class_hint_never_changes_the_canonical_row_order(seed):
     """``Release.build(classes=...)`` only speeds up the sort: the rows, in order, are those

@@ -229,10 +229,11 @@ class FreeformRelease(Release):
     def _canonicalize(self, classes: np.ndarray | None = None) -> None:
         if self.cell_lo is None:  # pragma: no cover - only from_cells builds these
             return super()._canonicalize(classes)
-        # rows with equal exact content form a class; the parent sorts classes by their
-        # closure box and ties by class id (= content rank), then rows by non-QI values
+        # rows with equal exact content form a class: the parent sorts by closure box, then by
+        # exact content (its rank), then by the non-QI values
         old = self.source.copy()
-        super()._canonicalize(self._content_rank())
+        content = self._content_rank()
+        super()._canonicalize(content, content=content)
         inv = np.empty(len(old), dtype=np.int64)
         inv[old] = np.arange(len(old))
         order = inv[self.source]

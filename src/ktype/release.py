@@ -285,12 +285,18 @@ class Release:
         rel._canonicalize(classes)
         return rel._seal()
 
-    def _canonicalize(self, classes: np.ndarray | None = None) -> None:
-        """Sort rows by published content (suppressed last), ties by sensitive values."""
+    def _canonicalize(self, classes: np.ndarray | None = None, content: np.ndarray | None = None) -> None:
+        """Sort rows by published content (suppressed last), ties by sensitive values.
+
+        ``content`` (optional): a rank of each row's exact published QI content where the
+        intervals ``lo``/``hi`` are only a coarser view of it (freeform cells); it follows the
+        intervals in the sort key."""
         box_cols: list[np.ndarray] = [self.suppressed.astype(np.int8)]
         for j in range(self.r):
             box_cols.append(self.lo[:, j])
             box_cols.append(self.hi[:, j])
+        if content is not None:
+            box_cols.append(np.asarray(content, dtype=np.int64))
         if classes is not None and len(classes):
             # sort the (few) classes by their box, then rows by (class rank, the rest)
             classes = np.asarray(classes, dtype=np.int64)
@@ -304,9 +310,18 @@ class Release:
                 inv = remap[classes]
             else:
                 _, first, inv = np.unique(classes, return_index=True, return_inverse=True)
-            corder = lexsort_rows([c[first] for c in box_cols])
+            boxes = [c[first] for c in box_cols]
+            corder = lexsort_rows(boxes)
+            # classes with equal boxes (every suppressed class, two clusters generalized alike)
+            # share one rank, so their rows interleave by the other columns exactly as without
+            # the hint: the order never shows which rows came from one class of the algorithm's
+            changed = np.zeros(len(corder), dtype=bool)
+            changed[:1] = True
+            for key in boxes:
+                sk = key[corder]
+                changed[1:] |= sk[1:] != sk[:-1]
             crank = np.empty(len(first), dtype=np.int64)
-            crank[corder] = np.arange(len(first))
+            crank[corder] = np.cumsum(changed) - 1
             cols = [crank[inv.ravel()]]
         else:
             cols = box_cols
