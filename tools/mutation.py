@@ -140,7 +140,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "registry": (
         ["src/ktype/algorithms/_registry.py", "src/ktype/checking.py"],
-        [T + "test_registry.py", T + "test_checks_can_fail.py", T + "test_check_report.py", T + "test_registry_oracle.py"],
+        [T + "test_registry.py", T + "test_checks_can_fail.py", T + "test_check_report.py", T + "test_registry_oracle.py",
+         T + "test_registry_paths.py"],
     ),
     "risk": (
         ["src/ktype/risk/_common.py", "src/ktype/risk/drivers.py", "src/ktype/risk/hipaa.py",
