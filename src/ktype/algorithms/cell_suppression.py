@@ -56,14 +56,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grouping import lexsort_rows
 from .._jit import njit
 from .._validation import Options
 from ..data.dataset import Dataset
 from ..exceptions import InvalidParameterError
 from ..models._base import PrivacyModel
 from ..models.kanonymity import KAnonymity
-from ..release import Release, _sort_codes
+from ..release import Release
+from ._order import content_order
 from ._registry import register
 
 __all__ = ["cell_suppression", "meyerson_williams", "forest_clusters", "cycle_cover_clusters", "CYCLE_COVER_MAX_ROWS"]
@@ -385,11 +385,8 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, clus
     True
     """
     k = int(models[0].k)  # type: ignore[attr-defined]
-    n, r = dataset.n, dataset.r
-    cols = [dataset.X[:, j] for j in range(r)]
-    cols += [np.asarray(dataset.sensitive_codes[c]) for c in dataset.sensitive]
-    cols += [_sort_codes(dataset.data[c].to_numpy()) for c in dataset.insensitive]
-    order = lexsort_rows(cols)
+    n = dataset.n
+    order = content_order(dataset)
     if clustering == "cycle_cover":
         return _cycle_cover_release(dataset, k, order)
     lab_sorted, g, weight, limit = forest_clusters(dataset.X[order], k)
@@ -508,10 +505,7 @@ def meyerson_williams(dataset: Dataset, models: tuple[PrivacyModel, ...], *, met
 
     k = int(models[0].k)  # type: ignore[attr-defined]
     n, r = dataset.n, dataset.r
-    cols = [dataset.X[:, j] for j in range(r)]
-    cols += [np.asarray(dataset.sensitive_codes[c]) for c in dataset.sensitive]
-    cols += [_sort_codes(dataset.data[c].to_numpy()) for c in dataset.insensitive]
-    order = lexsort_rows(cols)  # canonical order: the clusters do not depend on the input order
+    order = content_order(dataset)  # the clusters do not depend on the input order
     names = [f"q{j}" for j in range(r)]
     codes = pd.DataFrame({q: dataset.X[order, j].astype(str) for j, q in enumerate(names)})
     flat = Dataset(codes, quasi_identifiers=names,

@@ -50,6 +50,7 @@ from ...exceptions import DataError, InvalidParameterError, VerificationError
 from ...models._base import PrivacyModel
 from ...models.kanonymity import KAnonymity
 from ...release import Release, _sort_codes
+from .._order import content_order
 from .._registry import register
 
 __all__ = ["mdav", "v_mdav", "microaggregate", "Microaggregation", "partition", "sse_sst"]
@@ -79,14 +80,6 @@ def _coordinates(dataset: Dataset, *, numeric_only: bool) -> np.ndarray:
     return np.ascontiguousarray(P)
 
 
-def _canonical_order(dataset: Dataset) -> np.ndarray:
-    """Rows sorted by content: QIs, then sensitive and insensitive values (equal rows are interchangeable)."""
-    cols = [dataset.X[:, j] for j in range(dataset.r)]
-    cols += [np.asarray(dataset.sensitive_codes[c]) for c in dataset.sensitive]
-    cols += [_sort_codes(dataset.data[c].to_numpy()) for c in dataset.insensitive]
-    return lexsort_rows(cols)
-
-
 def partition(dataset: Dataset, k: int, *, variable: bool = False, gamma: float = 0.2,
               numeric_only: bool = False) -> tuple[np.ndarray, int, np.ndarray]:
     """Group label of every record (dataset order), the number of groups, and the z-scores.
@@ -98,7 +91,7 @@ def partition(dataset: Dataset, k: int, *, variable: bool = False, gamma: float 
     if not 1 <= k <= dataset.n:
         raise InvalidParameterError(f"k={k} must be between 1 and the number of rows ({dataset.n}).")
     P = _coordinates(dataset, numeric_only=numeric_only)
-    order = _canonical_order(dataset)
+    order = content_order(dataset)
     lab_sorted, g = mdav_kernel(np.ascontiguousarray(P[order]), int(k), bool(variable), float(gamma))
     label = np.empty(dataset.n, dtype=np.int64)
     label[order] = lab_sorted
