@@ -23,6 +23,7 @@ __all__ = [
     "OutputPathError",
     "AuditError",
     "ImmutableError",
+    "ClusterError",
 ]
 
 
@@ -115,3 +116,11 @@ class AuditError(KtypeError):
 class ImmutableError(KtypeError, TypeError):
     """A change of something ktype made immutable: a field, array or metadata mapping of a
     :class:`~ktype.release.Release`. Build a new value instead (``Release.replace``)."""
+
+
+class ClusterError(KtypeError, RuntimeError):
+    """The distributed engine (Dask) lost work it could not recover: a worker died (its
+    memory limit, killed, crashed) more often than ``distributed.scheduler.allowed-failures``
+    allows, or the scheduler or a worker connection went away. Nothing is published: a
+    release directory is renamed into place only after its files were written and verified.
+    The message names the cause and what to change (workers' memory limit, partition size)."""

@@ -11,6 +11,7 @@ same methods on a ``pyspark.sql.DataFrame`` (``mapInPandas``, ``groupBy().count(
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError, InvalidParameterError
+from ..exceptions import ClusterError, DataError, InvalidParameterError
 
 __all__ = ["Engine", "DaskEngine", "COUNT"]
 
@@ -87,11 +88,26 @@ class DaskEngine:
         process; None (Dask's choice) otherwise."""
         return "tasks" if isinstance(self.scheduler, str) else None
 
-    def _config(self) -> Any:
+    @contextlib.contextmanager
+    def _config(self) -> Iterator[None]:
+        """Dask's configuration for one computation, and the translation of a lost worker or
+        scheduler (an exception raised by ``distributed`` itself, not by a task) into
+        :class:`~ktype.exceptions.ClusterError`."""
         import dask
 
         method = self.shuffle_method
-        return dask.config.set({"dataframe.shuffle.method": method}) if method else _Nothing()
+        try:
+            with dask.config.set({"dataframe.shuffle.method": method}) if method else _Nothing():
+                yield
+        except Exception as e:
+            if not _is_cluster_failure(e):
+                raise
+            raise ClusterError(
+                f"The Dask cluster lost work it could not recover ({type(e).__name__}: {e}). A worker died (over its "
+                "memory limit, killed or crashed) more often than distributed.scheduler.allowed-failures allows, or a "
+                "connection to the scheduler or a worker broke. Nothing was published. Give the workers more memory "
+                "(dask-worker --memory-limit), use smaller partitions, or look at the workers' logs."
+            ) from e
 
     def _compute(self, *objs: Any) -> tuple:
         import dask
@@ -236,6 +252,15 @@ class _Nothing:
 
     def __exit__(self, *exc: Any) -> None:
         return None
+
+
+def _is_cluster_failure(e: BaseException) -> bool:
+    """An exception of Dask's distributed runtime (a killed worker, a closed comm, a failed
+    p2p shuffle): raised by ``distributed`` itself, not re-raised from a task's own code."""
+    if type(e).__module__.split(".")[0] == "distributed":
+        return True
+    # a p2p shuffle whose worker died ends in a plain RuntimeError raised from distributed.shuffle
+    return isinstance(e, RuntimeError) and "P2P" in str(e) and "failed" in str(e)
 
 
 class _TooManyRows(Exception):
