@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidParameterError
-from ._table import SUP, DaskRelease, DaskTable, _release, hicol, locol
+from ._table import DaskRelease, DaskTable, _release, class_keys
 
 __all__ = ["risk"]
 
@@ -28,8 +28,8 @@ def risk(release: DaskTable | DaskRelease, *, threshold: float = 0.2, sampling_f
             f"The 'sampling_fraction' parameter of risk must be a float in (0, 1]. Got {sampling_fraction!r} instead.")
     rel = _release(release)
     t = rel.table
-    keys = [c for j in range(t.r) for c in (locol(j), hicol(j))]
-    freq = t.engine.size_frequencies(t.engine.filter(rel.frame, SUP), keys)
+    keyed, keys = class_keys(rel)
+    freq = t.engine.size_frequencies(keyed, keys)
     f = freq.index.to_numpy(np.int64)  # class sizes present
     c = freq.to_numpy(np.int64)  # classes of each size
     records = int((f * c).sum())

@@ -449,10 +449,59 @@ def check(release: DaskTable | DaskRelease, models: PrivacyModel | Sequence[Priv
     rel = _release(release)
     ms = class_models(models)
     t = rel.table
-    pub = t.engine.filter(rel.frame, SUP)
-    keys = [c for j in range(t.r) for c in (locol(j), hicol(j))]
+    keyed, keys = class_keys(rel, sensitive=True)
     codes = {c: scol(i) for i, c in enumerate(t.proxy.sensitive)}
-    return class_summaries(t.engine, pub, keys, codes, ms, t.proxy, rel.n_suppressed)
+    return class_summaries(t.engine, keyed, keys, codes, ms, t.proxy, rel.n_suppressed)
+
+
+def _key_chunks(sizes: Sequence[int]) -> list[list[int]]:
+    """QI indices grouped so that each group's cells pack into one int64: the product of
+    ``size**2`` over a group stays below 2**62 (a cell is a pair of leaf ranks)."""
+    chunks: list[list[int]] = [[]]
+    prod = 1
+    for j, size in enumerate(sizes):
+        w = int(size) * int(size)
+        if chunks[-1] and prod * w >= 2**62:
+            chunks.append([])
+            prod = 1
+        chunks[-1].append(j)
+        prod *= w
+    return chunks
+
+
+def class_keys(release: DaskRelease, *, sensitive: bool = False) -> tuple[Any, list[str]]:
+    """The published rows of ``release`` (suppressed rows left out) as a narrow frame of class
+    keys: the cells ``(lo, hi)`` of every QI packed into a few int64 columns ``__k{c}`` (mixed
+    radix, one-to-one: two rows share all keys exactly when they share every cell), plus the
+    sensitive codes ``__s{i}`` when ``sensitive``. Grouping by a few int64 columns instead of
+    two per QI is what keeps the distributed group-bys cheap."""
+    t = release.table
+    fn = _ClassKeys([h.size for h in t.proxy.hierarchies], len(t.proxy.sensitive) if sensitive else 0)
+    frame = t.engine.map_partitions(release.frame, fn, meta=fn(release.frame._meta))
+    return frame, [f"__k{c}" for c in range(len(fn.chunks))]
+
+
+class _ClassKeys:
+    """Partition of a release -> class keys and sensitive codes of its published rows (picklable)."""
+
+    def __init__(self, sizes: Sequence[int], n_sensitive: int) -> None:
+        self.sizes = [int(v) for v in sizes]
+        self.chunks = _key_chunks(self.sizes)
+        self.n_sensitive = n_sensitive
+
+    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
+        keep = ~part[SUP].to_numpy(bool)
+        out: dict[str, np.ndarray] = {}
+        for c, chunk in enumerate(self.chunks):
+            key = np.zeros(int(keep.sum()), dtype=np.int64)
+            for j in chunk:
+                size = self.sizes[j]
+                key *= size * size
+                key += part[locol(j)].to_numpy(np.int64)[keep] * size + part[hicol(j)].to_numpy(np.int64)[keep]
+            out[f"__k{c}"] = key
+        for i in range(self.n_sensitive):
+            out[scol(i)] = part[scol(i)].to_numpy(np.int32)[keep]
+        return pd.DataFrame(out)
 
 
 # ---------------------------------------------------------------------------------- measures
@@ -483,16 +532,16 @@ def measures(release: DaskTable | DaskRelease, names: Sequence[str] = ("loss_met
     cellwise = [nm for nm in names if nm in ("loss_metric", "ncp", "gcp", "non_uniform_entropy")]
     if cellwise:
         totals = {"loss_metric": 0.0, "ncp": 0.0, "non_uniform_entropy": 0.0}
-        tris = t.engine.group_counts(rel.frame, [[xcol(j), locol(j), hicol(j)] for j in range(r)])
+        fn = _CellTriples([h.size for h in ds.hierarchies])
+        tris = t.engine.group_counts(t.engine.map_partitions(rel.frame, fn, meta=fn(rel.frame._meta)),
+                                     [[f"__t{j}"] for j in range(r)])
         for j in range(r):
             tri = tris[j]
             u = len(tri)
             lo = np.zeros((u, r), dtype=np.int64)
             hi = np.zeros((u, r), dtype=np.int64)
             x = np.zeros((u, r), dtype=np.int64)
-            lo[:, j] = tri[locol(j)].to_numpy(np.int64)
-            hi[:, j] = tri[hicol(j)].to_numpy(np.int64)
-            x[:, j] = tri[xcol(j)].to_numpy(np.int64)
+            x[:, j], lo[:, j], hi[:, j] = fn.unpack(j, tri[f"__t{j}"].to_numpy(np.int64))
             w = tri[COUNT].to_numpy(np.float64)
             if "loss_metric" in cellwise:
                 totals["loss_metric"] += float(w @ loss_metric_cells(ds, lo, hi)[:, j])
@@ -519,12 +568,37 @@ def measures(release: DaskTable | DaskRelease, names: Sequence[str] = ("loss_met
     return {nm: out[nm] for nm in names}
 
 
+class _CellTriples:
+    """Partition of a release -> one int64 column ``__t{j}`` per QI packing the triple
+    (leaf rank, lo, hi) of every row (suppressed rows included: their cell is the whole
+    domain), ``(x * size + lo) * size + hi``; :meth:`unpack` inverts it. A hierarchy has
+    fewer than 2**21 leaves here (``size**3 < 2**63``); :func:`measures` refuses more."""
+
+    def __init__(self, sizes: Sequence[int]) -> None:
+        self.sizes = [int(v) for v in sizes]
+        big = [v for v in self.sizes if v >= 2**21]
+        if big:
+            raise InvalidParameterError(
+                f"ktype.dask measures take hierarchies of fewer than 2,097,152 leaves; one has {big[0]:,}.")
+
+    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
+        out = {}
+        for j, size in enumerate(self.sizes):
+            x = part[xcol(j)].to_numpy(np.int64)
+            out[f"__t{j}"] = (x * size + part[locol(j)].to_numpy(np.int64)) * size + part[hicol(j)].to_numpy(np.int64)
+        return pd.DataFrame(out, index=part.index)
+
+    def unpack(self, j: int, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        size = self.sizes[j]
+        return t // (size * size), (t // size) % size, t % size
+
+
 def class_size_stats(release: DaskTable | DaskRelease) -> dict[str, Any]:
     """Equivalence classes of the published rows: count, smallest, largest, mean size, ``Σ |E|²``."""
     rel = _release(release)
     t = rel.table
-    keys = [c for j in range(t.r) for c in (locol(j), hicol(j))]
-    st: dict[str, Any] = dict(t.engine.class_stats(t.engine.filter(rel.frame, SUP), keys))
+    keyed, keys = class_keys(rel)
+    st: dict[str, Any] = dict(t.engine.class_stats(keyed, keys))
     st["mean"] = (t.n - rel.n_suppressed) / st["classes"] if st["classes"] else 0.0
     st["suppressed"] = rel.n_suppressed
     return st
