@@ -60,6 +60,9 @@ class Engine(Protocol):
 
     def class_stats(self, frame: Any, by: Sequence[str]) -> dict[str, int]: ...
 
+    def group_counts_and_class_stats(self, frame: Any, bys: Sequence[Sequence[str]], classes: Any = None,
+                                     by: Sequence[str] = ()) -> tuple[list[pd.DataFrame], dict[str, int] | None]: ...
+
     def sums(self, frame: Any, columns: Sequence[str]) -> dict[str, int]: ...
 
     def write_parquet(self, frame: Any, path: Path) -> None: ...
@@ -195,8 +198,18 @@ class DaskEngine:
 
     def group_counts(self, frame: Any, bys: Sequence[Sequence[str]]) -> list[pd.DataFrame]:
         """:meth:`group_count` of several column lists in one pass over the table."""
-        parts = [self._sizes(frame, by, max(1, frame.npartitions // 4)).to_frame(COUNT).reset_index() for by in bys]
-        return [p.reset_index(drop=True) for p in self._compute(*parts)]
+        return self.group_counts_and_class_stats(frame, bys)[0]
+
+    def group_counts_and_class_stats(self, frame: Any, bys: Sequence[Sequence[str]], classes: Any = None,
+                                     by: Sequence[str] = ()) -> tuple[list[pd.DataFrame], dict[str, int] | None]:
+        """:meth:`group_counts` of ``frame`` and, when ``classes`` is given, :meth:`class_stats`
+        of ``classes`` by ``by``, in one computation: where both frames derive from the same
+        table, Dask reads and encodes each partition once for both."""
+        parts = [self._sizes(frame, b, max(1, frame.npartitions // 4)).to_frame(COUNT).reset_index() for b in bys]
+        stats = [] if classes is None else self._class_stats_parts(classes, by)
+        out = self._compute(*parts, *stats)
+        counts = [p.reset_index(drop=True) for p in out[: len(parts)]]
+        return counts, (None if classes is None else _class_stats(out[len(parts):]))
 
     def grouped_partitions(self, frame: Any, by: Sequence[str], keys: Sequence[str]) -> Iterator[pd.DataFrame]:
         """Counts of the distinct tuples of ``by``, streamed to the driver partition by
@@ -212,11 +225,11 @@ class DaskEngine:
 
     def class_stats(self, frame: Any, by: Sequence[str]) -> dict[str, int]:
         """Number of classes (distinct ``by`` tuples), smallest and largest class, ``Σ |E|²``."""
+        return _class_stats(self._compute(*self._class_stats_parts(frame, by)))
+
+    def _class_stats_parts(self, frame: Any, by: Sequence[str]) -> list[Any]:
         sizes = self._sizes(frame, by, max(1, frame.npartitions // 4)).astype("int64")
-        classes, smallest, largest, sq = self._compute(sizes.shape[0], sizes.min(), sizes.max(), (sizes * sizes).sum())
-        if int(classes) == 0:
-            return {"classes": 0, "smallest": 0, "largest": 0, "sum_sq": 0}
-        return {"classes": int(classes), "smallest": int(smallest), "largest": int(largest), "sum_sq": int(sq)}
+        return [sizes.shape[0], sizes.min(), sizes.max(), (sizes * sizes).sum()]
 
     def size_frequencies(self, frame: Any, by: Sequence[str]) -> pd.Series:
         """Frequency of class sizes: index = class size, value = number of classes of that size."""
@@ -252,6 +265,13 @@ class _Nothing:
 
     def __exit__(self, *exc: Any) -> None:
         return None
+
+
+def _class_stats(values: Sequence[Any]) -> dict[str, int]:
+    classes, smallest, largest, sq = values
+    if int(classes) == 0:
+        return {"classes": 0, "smallest": 0, "largest": 0, "sum_sq": 0}
+    return {"classes": int(classes), "smallest": int(smallest), "largest": int(largest), "sum_sq": int(sq)}
 
 
 def _is_cluster_failure(e: BaseException) -> bool:

@@ -530,11 +530,15 @@ def measures(release: DaskTable | DaskRelease, names: Sequence[str] = ("loss_met
     ds, n, r = t.proxy, t.n, t.r
     out: dict[str, float] = {}
     cellwise = [nm for nm in names if nm in ("loss_metric", "ncp", "gcp", "non_uniform_entropy")]
+    by_class = "discernibility" in names or "average_class_size" in names
+    fn = _CellTriples([h.size for h in ds.hierarchies])
+    keyed, keys = class_keys(rel) if by_class else (None, [])
+    # one computation: the cell triples of every column and the class sizes share each partition's read
+    tris, stats = t.engine.group_counts_and_class_stats(
+        t.engine.map_partitions(rel.frame, fn, meta=fn(rel.frame._meta)),
+        [[f"__t{j}"] for j in range(r)] if cellwise else [], keyed, keys)
     if cellwise:
         totals = {"loss_metric": 0.0, "ncp": 0.0, "non_uniform_entropy": 0.0}
-        fn = _CellTriples([h.size for h in ds.hierarchies])
-        tris = t.engine.group_counts(t.engine.map_partitions(rel.frame, fn, meta=fn(rel.frame._meta)),
-                                     [[f"__t{j}"] for j in range(r)])
         for j in range(r):
             tri = tris[j]
             u = len(tri)
@@ -557,8 +561,8 @@ def measures(release: DaskTable | DaskRelease, names: Sequence[str] = ("loss_met
             out["gcp"] = totals["ncp"] / (n * r)
         if "non_uniform_entropy" in names:
             out["non_uniform_entropy"] = totals["non_uniform_entropy"]
-    if "discernibility" in names or "average_class_size" in names:
-        st = class_size_stats(rel)
+    if by_class:
+        st = stats if stats is not None else class_size_stats(rel)
         if "discernibility" in names:
             out["discernibility"] = float(st["sum_sq"]) + float(n) * float(rel.n_suppressed)
         if "average_class_size" in names:
