@@ -1,7 +1,7 @@
 """The one narrow interface between ktype and a distributed engine, and its Dask implementation.
 
 Everything ktype does at scale is expressed with the few operations of :class:`Engine`:
-read a partitioned table, map a function over its partitions, count distinct key tuples
+read a partitioned table, count its values, map a function over its partitions, count distinct key tuples
 (collected to the driver, or streamed partition by partition with every key's rows in one
 partition), sum columns, and write a partitioned Parquet dataset. Scheduling, shuffles and
 spilling are the engine's; ktype ships no cluster code. A PySpark backend implements the
@@ -36,7 +36,7 @@ class Engine(Protocol):
 
     def head(self, frame: Any, n: int) -> pd.DataFrame: ...
 
-    def distinct(self, frame: Any, columns: Sequence[str]) -> dict[str, pd.Series]: ...
+    def value_counts(self, frame: Any, columns: Sequence[str]) -> dict[str, pd.Series]: ...
 
     def map_partitions(self, frame: Any, fn: Callable[[pd.DataFrame], pd.DataFrame], meta: pd.DataFrame) -> Any: ...
 
@@ -158,10 +158,11 @@ class DaskEngine:
     def head(self, frame: Any, n: int) -> pd.DataFrame:
         return self._compute(frame.head(n, npartitions=-1, compute=False))[0]
 
-    def distinct(self, frame: Any, columns: Sequence[str]) -> dict[str, pd.Series]:
-        """Distinct values of each column (one pass for all columns)."""
-        out = self._compute(*[frame[c].drop_duplicates(shuffle_method=self.shuffle_method) for c in columns])
-        return {c: s.reset_index(drop=True) for c, s in zip(columns, out)}
+    def value_counts(self, frame: Any, columns: Sequence[str]) -> dict[str, pd.Series]:
+        """Records per distinct value of each column, a missing value counted as one value
+        (a Series indexed by the values; one pass for all columns)."""
+        out = self._compute(*[frame[c].value_counts(dropna=False, split_out=1) for c in columns])
+        return {c: vc[vc > 0] for c, vc in zip(columns, out)}  # a categorical column lists unused categories too
 
     def map_partitions(self, frame: Any, fn: Callable[[pd.DataFrame], pd.DataFrame], meta: pd.DataFrame) -> Any:
         return frame.map_partitions(fn, meta=meta)
@@ -265,6 +266,31 @@ class _Nothing:
 
     def __exit__(self, *exc: Any) -> None:
         return None
+
+
+@contextlib.contextmanager
+def shown_progress(scheduler: Any, enabled: bool, out: Any = None) -> Iterator[None]:
+    """What the command line shows while Dask works (``--progress``): on a local scheduler
+    (``"sync"``, ``"threads"``, ``"processes"``) Dask's progress bar for every computation; on
+    a distributed ``Client`` the address of its dashboard (task stream, progress, memory per
+    worker), printed once. Both go to ``out`` (standard error by default), never to standard
+    output, which carries the JSON summary."""
+    import sys
+
+    stream = sys.stderr if out is None else out
+    if not enabled:
+        yield
+        return
+    if isinstance(scheduler, str) or scheduler is None:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(out=stream, dt=0.5):
+            yield
+        return
+    link = getattr(scheduler, "dashboard_link", None)
+    print(f"ktype: Dask is running the job; its dashboard: {link or '(none: the scheduler runs without one)'}",
+          file=stream, flush=True)
+    yield
 
 
 def _class_stats(values: Sequence[Any]) -> dict[str, int]:

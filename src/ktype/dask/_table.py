@@ -1,8 +1,8 @@
 """A partitioned table encoded like a :class:`~ktype.Dataset`, its releases, and the
 distributed checkers, measures and risk summaries over them.
 
-Encoding (two passes): the distinct values of every quasi-identifier and sensitive column
-are collected (one distributed pass), a small in-memory ``Dataset`` built on them gives the
+Encoding (one pass): the distinct values of every quasi-identifier and sensitive column
+are collected with their counts (one distributed pass), a small in-memory ``Dataset`` built on them gives the
 hierarchies and sensitive domains exactly as ``Dataset`` builds them from the whole table
 (hierarchies depend only on the set of values), and every partition is then encoded with
 those hierarchies (``Hierarchy.encode``, ``map_partitions``): the same leaf ranks and
@@ -172,7 +172,8 @@ def from_dask(
         frame = engine.map_partitions(frame, typer, meta=typer(frame._meta))
     coded = [c for c in qis + sens if c in cols]
     policies = _missing_policies(missing, [c for c in qis + sens])
-    distinct = engine.distinct(frame, coded)
+    value_counts = engine.value_counts(frame, coded)  # the one pass over the data that encoding needs
+    distinct = {c: pd.Series(vc.index, name=c) for c, vc in value_counts.items()}
     with_missing = []
     for c, vals in distinct.items():
         if vals.isna().any():
@@ -201,7 +202,7 @@ def from_dask(
     forced_cols = [c for c in with_missing if policies[c] == "suppress"]
     fn = _Encoder(proxy, with_missing, forced_cols)
     encoded = engine.map_partitions(frame, fn, meta=fn(frame._meta))
-    table = _counted(engine, encoded, proxy, cols)
+    table = _counted_from_values(engine, encoded, proxy, cols, fn, value_counts)
     if forced_cols:
         table.n_forced = engine.sums(encoded, [FORCED])[FORCED]
     return table
@@ -219,6 +220,28 @@ def _counted(engine: DaskEngine, encoded: Any, proxy: Dataset, cols: list[str]) 
         t = parts[proxy.r + i]
         sens_counts[c] = np.bincount(t[scol(i)].to_numpy(np.int64), t[COUNT].to_numpy(np.int64),
                                      len(proxy.sensitive_values[c])).astype(np.int64)
+    table = DaskTable(engine, encoded, proxy, n, leaf_counts, sens_counts, cols)
+    seed_caches(proxy, table)
+    return table
+
+
+def _counted_from_values(engine: DaskEngine, encoded: Any, proxy: Dataset, cols: list[str], enc: _Encoder,
+                         value_counts: Mapping[str, pd.Series]) -> DaskTable:
+    """The table over ``encoded`` with its record, leaf and sensitive counts, derived from the
+    counts of the raw values (each value's leaf rank or sensitive code is a function of the
+    value, so the counts per leaf are the counts per value summed by leaf): no pass over the
+    encoded table."""
+    leaf_counts = []
+    for c, h in zip(proxy.quasi_identifiers, proxy.hierarchies):
+        vc = value_counts[c]
+        ranks = h.encode(enc.values(c, pd.Series(vc.index))).astype(np.int64)
+        leaf_counts.append(np.bincount(ranks, vc.to_numpy(np.int64), h.size).astype(np.int64))
+    sens_counts = {}
+    for c in proxy.sensitive:
+        vc = value_counts[c]
+        codes = enc.sensitive_codes(c, enc.values(c, pd.Series(vc.index))).astype(np.int64)
+        sens_counts[c] = np.bincount(codes, vc.to_numpy(np.int64), len(proxy.sensitive_values[c])).astype(np.int64)
+    n = int(leaf_counts[0].sum())
     table = DaskTable(engine, encoded, proxy, n, leaf_counts, sens_counts, cols)
     seed_caches(proxy, table)
     return table
