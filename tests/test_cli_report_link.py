@@ -80,13 +80,38 @@ def test_scheduler_runs_the_job_on_dask_and_writes_a_verified_parquet_release(tm
     for i in range(2):
         df.iloc[i * 1000:(i + 1) * 1000].to_parquet(tmp_path / "in" / f"part{i}.parquet")
     out = tmp_path / "out"
-    code = run(["anonymize", str(tmp_path / "in"), "--qi", "Age,Gender,Race",
-                "--insensitive", "Work Class,Country,Occupation,Education Level,Marital Status", "--k", "10",
-                "--algorithm", "mondrian", "--scheduler", "sync", "--output", str(out)])
+    args = ["anonymize", str(tmp_path / "in"), "--qi", "Age,Gender,Race",
+            "--insensitive", "Work Class,Country,Occupation,Education Level,Marital Status", "--k", "10",
+            "--algorithm", "mondrian", "--scheduler", "sync"]
+    code = run([*args, "--output", str(out)])
     assert code == EXIT_OK
-    summary = json.loads(capsys.readouterr().out)
+    got = capsys.readouterr()
+    summary = json.loads(got.out)
     assert summary["records"] == 2000 and all(v["satisfied"] for v in summary["verdicts"])
     assert summary["verdicts"][0]["smallest_class"] >= 10 and any(out.glob("*.parquet"))
+    assert "Completed" not in got.err  # a pipe (not a terminal) gets no progress bar unless asked
+    # --progress: Dask's progress bar on standard error; standard output is still the JSON summary alone
+    assert run([*args, "--output", str(tmp_path / "out2"), "--progress"]) == EXIT_OK
+    got = capsys.readouterr()
+    assert json.loads(got.out)["records"] == 2000 and "Completed" in got.err
+
+
+def test_dask_progress_on_a_cluster_names_its_dashboard():
+    import io
+
+    from ktype.dask._engine import shown_progress
+
+    class Client:  # what shown_progress reads of a distributed.Client
+        dashboard_link = "http://127.0.0.1:8787/status"
+
+    out = io.StringIO()
+    with shown_progress(Client(), True, out):
+        pass
+    assert "dashboard: http://127.0.0.1:8787/status" in out.getvalue()
+    out = io.StringIO()
+    with shown_progress(Client(), False, out):
+        pass
+    assert out.getvalue() == ""
 
 
 def test_app_refuses_a_port_out_of_range():

@@ -3,6 +3,7 @@ run it with :func:`ktype.job.run_job` (what ``ktype.anonymize(job)`` runs), prin
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -125,7 +126,8 @@ def _on_dask(opts: dict[str, Any]) -> None:
                            identifiers=split_list(opts.get("identifier")),
                            insensitive=split_list(opts.get("insensitive")),
                            hierarchies=parse_hierarchies(opts.get("hierarchy")),
-                           types=rd.types, missing=rd.missing)
+                           types=rd.types, missing=rd.missing,
+                           progress=sys.stderr.isatty() if opts.get("progress") is None else bool(opts["progress"]))
     print_json(summary)
     ok = all(v["satisfied"] for v in summary["verdicts"])
     raise typer.Exit(EXIT_OK if ok else EXIT_VIOLATION)

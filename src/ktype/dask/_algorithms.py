@@ -27,7 +27,7 @@ import pandas as pd
 from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError, InvalidParameterError, OutputPathError, VerificationError
 from ..models._base import PrivacyModel
-from ._engine import COUNT, _TooManyRows
+from ._engine import COUNT, _TooManyRows, shown_progress
 from ._table import (
     FORCED,
     SUP,
@@ -511,14 +511,16 @@ def _jsonable(x: Any) -> Any:
 
 # ---------------------------------------------------------------------------------- CLI entry
 def anonymize(source: Any, output: str | Path, *, algorithm: str, models: PrivacyModel | Sequence[PrivacyModel],
-              scheduler: str | None = None, options: dict[str, Any] | None = None, **roles: Any) -> dict[str, Any]:
+              scheduler: str | None = None, options: dict[str, Any] | None = None, progress: bool = False,
+              **roles: Any) -> dict[str, Any]:
     """What ``ktype anonymize data/*.parquet --scheduler local|tcp://host:8786`` runs.
 
     ``scheduler``: ``None`` (Dask's default), ``"local"`` (a ``distributed.LocalCluster`` on
     this machine for the duration of the call), ``"sync"``/``"threads"``/``"processes"`` or a
     scheduler address (``tcp://host:8786``). ``algorithm``: ``"flash"`` or ``"mondrian"``;
-    ``options`` go to it; ``roles`` are :func:`ktype.dask.from_dask`'s. Returns a summary
-    (verdicts, counts, measures) for the CLI to print.
+    ``options`` go to it; ``roles`` are :func:`ktype.dask.from_dask`'s. ``progress``: Dask's
+    progress bar (local schedulers) or the dashboard address (a cluster) on standard error.
+    Returns a summary (verdicts, counts, measures) for the CLI to print.
     """
     from ._table import from_dask, measures
 
@@ -534,7 +536,11 @@ def anonymize(source: Any, output: str | Path, *, algorithm: str, models: Privac
             from distributed import Client, LocalCluster
 
             if scheduler == "local":
-                cluster = LocalCluster(processes=True)
+                import logging
+
+                # the scheduler's p2p shuffle notes every shuffle at WARNING level: noise for the user
+                logging.getLogger("distributed.shuffle").setLevel(logging.ERROR)
+                cluster = LocalCluster(processes=True, silence_logs=logging.ERROR)
                 client = Client(cluster)
             else:
                 client = Client(scheduler)
@@ -542,12 +548,14 @@ def anonymize(source: Any, output: str | Path, *, algorithm: str, models: Privac
         elif scheduler is not None:
             raise InvalidParameterError(
                 f"Unknown scheduler {scheduler!r}; use local, sync, threads, processes or an address tcp://host:8786.")
-        table = from_dask(source, scheduler=sched, **roles)
-        rel = (flash if algorithm == "flash" else mondrian)(table, models, **options)
-        verdicts = write_release(rel, output)
+        with shown_progress(sched, progress):
+            table = from_dask(source, scheduler=sched, **roles)
+            rel = (flash if algorithm == "flash" else mondrian)(table, models, **options)
+            verdicts = write_release(rel, output)
+            measured = measures(rel, ("loss_metric", "discernibility"))
         return {"output": str(output), "records": table.n, "suppressed": rel.n_suppressed,
                 "verdicts": [{"model": v.model, "satisfied": v.satisfied, **v.summary} for v in verdicts],
-                "measures": measures(rel, ("loss_metric", "discernibility")), "provenance": _jsonable(rel.provenance)}
+                "measures": measured, "provenance": _jsonable(rel.provenance)}
     finally:
         if client is not None:
             client.close()
