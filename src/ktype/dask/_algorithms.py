@@ -13,10 +13,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.dataset import Dataset
-from ..exceptions import InfeasibleError, InvalidParameterError, OutputPathError, VerificationError
+from ..exceptions import InfeasibleError, InvalidParameterError, VerificationError
 from ..models._base import PrivacyModel
 from ._engine import COUNT, _TooManyRows
 from ._table import (
@@ -435,18 +431,17 @@ def write_release(release: DaskRelease, path: str | Path, *, models: PrivacyMode
     VerificationError
         The written release fails a model (nothing is left at ``path``).
     """
+    from ..io.formats import FORMATS
+
     t = release.table
     ms = class_models(models if models is not None else release.models)
-    path = Path(path)
-    if path.exists():
-        raise OutputPathError(f"{path} exists; ktype never writes over a file or directory. Choose a new path or remove it.")
-    if not path.parent.is_dir():
-        raise OutputPathError(f"The directory {path.parent} does not exist; create it first.")
-    tmp = path.with_name(f".{path.name}.ktype-tmp-{uuid.uuid4().hex[:12]}")
-    try:
-        pub = published_frame(release, t.engine.filter(release.frame, SUP))
-        t.engine.write_parquet(pub, tmp)
-        verdicts = verify_written(t, tmp, ms)
+    verdicts: list[ModelSummary] = []
+
+    def write_files(tmp: Path) -> None:
+        t.engine.write_parquet(published_frame(release, t.engine.filter(release.frame, SUP)), tmp)
+
+    def describe(tmp: Path) -> dict[str, Any]:
+        verdicts.extend(verify_written(t, tmp, ms))
         failed = [v for v in verdicts if not v.satisfied]
         if failed:
             raise VerificationError(
@@ -458,14 +453,11 @@ def write_release(release: DaskRelease, path: str | Path, *, models: PrivacyMode
         if written != t.n - release.n_suppressed:
             raise VerificationError(
                 f"The written release holds {written} records, {t.n - release.n_suppressed} expected. Nothing was published.")
-        from ._meta import METADATA_FILE, release_metadata
+        from ._meta import release_metadata
 
-        meta = _jsonable(release_metadata(release, ms, verdicts, written, t.frame._meta))
-        (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True))
-        os.replace(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        return release_metadata(release, ms, verdicts, written, t.frame._meta)
+
+    FORMATS["partitioned"].write(Path(path), write_files, describe)
     return verdicts
 
 
@@ -495,20 +487,6 @@ def verify_written(table: DaskTable, where: Path, models: tuple) -> list[ModelSu
     return out
 
 
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, (str, int, float, bool)) or x is None:
-        return x
-    return str(x)
-
-
 # ---------------------------------------------------------------------------------- CLI entry
 def anonymize(source: Any, output: str | Path, *, algorithm: str, models: PrivacyModel | Sequence[PrivacyModel],
               scheduler: str | None = None, options: dict[str, Any] | None = None, **roles: Any) -> dict[str, Any]:
@@ -520,6 +498,7 @@ def anonymize(source: Any, output: str | Path, *, algorithm: str, models: Privac
     ``options`` go to it; ``roles`` are :func:`ktype.dask.from_dask`'s. Returns a summary
     (verdicts, counts, measures) for the CLI to print.
     """
+    from ..io.metadata import jsonable
     from ._table import from_dask, measures
 
     if algorithm not in ("flash", "mondrian"):
@@ -547,7 +526,7 @@ def anonymize(source: Any, output: str | Path, *, algorithm: str, models: Privac
         verdicts = write_release(rel, output)
         return {"output": str(output), "records": table.n, "suppressed": rel.n_suppressed,
                 "verdicts": [{"model": v.model, "satisfied": v.satisfied, **v.summary} for v in verdicts],
-                "measures": measures(rel, ("loss_metric", "discernibility")), "provenance": _jsonable(rel.provenance)}
+                "measures": measures(rel, ("loss_metric", "discernibility")), "provenance": jsonable(rel.provenance)}
     finally:
         if client is not None:
             client.close()
