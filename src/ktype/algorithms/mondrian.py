@@ -3,9 +3,14 @@
 Survey: Ciriani et al., "k-Anonymity", 2007, §6 ("Multidimensional k-Anonymity"), which only
 sketches the approach; the median-split recursion and the relaxed variant follow LeFevre et al.
 
+One partitioning rule, two backends: this compiled core (every model) and the numpy partitioner
+(``_mondrian_numpy.py``: k-anonymity alone on small tables, no compilation on a cold start); a
+change of the rule is made in both (docs/design/rules.md, "Mondrian"; ``test_mondrian_parallel.py``).
+The ℓ-diverse baseline ``mondrian_ldiv`` is a different rule (its dimension order and cut), kept
+apart on purpose (same section).
+
 Length: Mondrian's driver, its compiled partitioner (median cuts, the shared rule predicate per
-part) and the release it builds are one algorithm; the numpy partitioner of the relaxed variant is
-apart (``_mondrian_numpy.py``).
+part) and the release it builds are one algorithm.
 """
 
 from __future__ import annotations
