@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "datasets": 1,
     "release": 2,
     "freeform_release": 2,  # the value-set release of freeform recoding
+    "plan": 2,  # recoding plans (full-domain levels, Mondrian boxes) and the labels of cells
     "measures": 3,
     "models": 3,
     "algorithms": 4,

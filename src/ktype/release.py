@@ -33,6 +33,7 @@ from .io.metadata import (
 )
 from .io.metadata import dtype_name as _dtype_name
 from .io.metadata import jsonable as _jsonable
+from .plan import qi_labels
 
 __all__ = ["Release", "FrozenDict", "versions", "read_release", "sidecar_path", "hierarchy_fingerprint",
            "METADATA_FORMAT", "METADATA_VERSION", "PARQUET_KEY", "SIDECAR_SUFFIX"]
@@ -343,9 +344,10 @@ class Release:
         keep = np.ones(self.n, dtype=bool) if include_suppressed else ~self.suppressed
         ds = self.dataset
         cols: dict[str, Any] = {}
-        for j, (c, h) in enumerate(zip(ds.quasi_identifiers, ds.hierarchies)):
-            lev = None if self.levels is None else int(self.levels[j])
-            labs = np.asarray(h.labels(self.lo[keep, j], self.hi[keep, j], level=lev), dtype=object)
+        # the labels of the cells (ktype.plan.qi_labels: the Dask writer labels through it too)
+        labels = qi_labels(ds.hierarchies, self.lo[keep], self.hi[keep], self.levels)
+        for c, labels_j in zip(ds.quasi_identifiers, labels):
+            labs = np.asarray(labels_j, dtype=object)
             if include_suppressed:
                 labs[self.suppressed[keep]] = SUPPRESSED_LABEL
             cols[c] = labs

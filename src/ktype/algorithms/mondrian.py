@@ -26,6 +26,7 @@ from ..exceptions import InfeasibleError, UnsupportedModelError
 from ..models._base import PrivacyModel
 from ..models._rulespec import MIN_SIZE
 from ..models.kanonymity import KAnonymity
+from ..plan import BoxPlan
 from ..release import Release
 from ._mondrian_numpy import partition_numpy
 from ._registry import register
@@ -166,10 +167,12 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     csize = size[corder]
     offset = np.repeat(start[corder] - (np.cumsum(csize) - csize), csize)
     source = rows[offset + np.arange(n)]
+    # the plan (ktype.plan): a box per class, applied to the class of each row
+    lo, hi = BoxPlan(box_lo[corder], box_hi[corder]).apply(np.repeat(np.arange(len(corder)), csize))
     return Release.build(
         dataset,
-        np.repeat(box_lo[corder], csize, axis=0),
-        np.repeat(box_hi[corder], csize, axis=0),
+        lo,
+        hi,
         source=source,
         recoding="multidimensional",
         provenance={"partitions": int(len(start)), "mode": mode},

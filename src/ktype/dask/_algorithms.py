@@ -23,6 +23,7 @@ import pandas as pd
 from ..data.dataset import Dataset
 from ..exceptions import InfeasibleError, InvalidParameterError, VerificationError
 from ..models._base import PrivacyModel
+from ..plan import FullDomainPlan
 from ._engine import COUNT, _TooManyRows
 from ._table import (
     FORCED,
@@ -176,14 +177,13 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
     ev = enc.evaluate(enc.bottom, np.zeros(table.r, dtype=np.int64), levels, need_inv=True)
     assert ev.ok is not None and ev.inv is not None  # evaluate(..., need_inv=True) sets both
     failing_rows = ~ev.ok[ev.inv[enc.row_tuple]]
-    los = [h.level_intervals(int(levels[j]))[0] for j, h in enumerate(proxy.hierarchies)]
-    his = [h.level_intervals(int(levels[j]))[1] for j, h in enumerate(proxy.hierarchies)]
+    plan = FullDomainPlan(tuple(levels))  # applied per partition as the in-memory builder applies it
     failing = None
     if failing_rows.any():
-        keys = np.stack([los[j][X[failing_rows, j]] for j in range(table.r)], axis=1)
+        keys, _ = plan.apply(proxy.hierarchies, [X[failing_rows, j] for j in range(table.r)])
         failing = pd.MultiIndex.from_arrays([np.unique(keys, axis=0)[:, j] for j in range(table.r)]) if table.r > 1 \
             else pd.Index(np.unique(keys[:, 0]))
-    fn = _ApplyLevels(los, his, failing, proxy.domain_sizes)
+    fn = _ApplyLevels(plan, list(proxy.hierarchies), failing, proxy.domain_sizes)
     frame = table.engine.map_partitions(table.frame, fn, meta=fn(table.frame._meta))
     objective = 1.0 - float(result.value) if result.measure == "precision" else float(result.value)
     prov = {"algorithm": "flash", "engine": "dask", "lattice": result.summary(), "objective": objective,
@@ -194,17 +194,19 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
 
 
 class _ApplyLevels:
-    """Partition -> published intervals of a full-domain node; records of failing classes suppressed."""
+    """Partition -> published intervals of a full-domain node (:class:`ktype.plan.FullDomainPlan`,
+    applied as the in-memory release builder applies it); records of failing classes suppressed."""
 
-    def __init__(self, los: list, his: list, failing: pd.Index | None, domain_sizes: np.ndarray) -> None:
-        self.los, self.his, self.failing = los, his, failing
+    def __init__(self, plan: FullDomainPlan, hierarchies: list, failing: pd.Index | None, domain_sizes: np.ndarray) -> None:
+        self.plan, self.hierarchies, self.failing = plan, hierarchies, failing
         self.full = [int(m) - 1 for m in domain_sizes]
 
     def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
         out = part.copy()
-        r = len(self.los)
-        lo = [self.los[j][part[xcol(j)].to_numpy(np.int64)].astype(np.int32) for j in range(r)]
-        hi = [self.his[j][part[xcol(j)].to_numpy(np.int64)].astype(np.int32) for j in range(r)]
+        r = len(self.hierarchies)
+        cells = self.plan.apply(self.hierarchies, [part[xcol(j)].to_numpy(np.int64) for j in range(r)])
+        lo = [cells[0][:, j] for j in range(r)]
+        hi = [cells[1][:, j] for j in range(r)]
         if self.failing is not None and len(part):
             key = pd.MultiIndex.from_arrays(lo) if r > 1 else pd.Index(lo[0])
             sup = np.asarray(key.isin(self.failing), dtype=bool)
