@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from ktype import Dataset
+from ktype.exceptions import InvalidParameterError
 from ktype.plan import BoxPlan, FullDomainPlan, qi_labels
 
 ZIPS = ["10055", "10056", "10023", "10165", "20001", "20002", "20999"]
@@ -55,3 +57,9 @@ def test_labels_of_a_full_domain_plan_are_its_level_labels():
     by_zip = dict(zip(ds.data["zip"], labels[0]))
     assert by_zip["10165"] == "1016*" and by_zip["10055"] == "1005*" and by_zip["20999"] == "2099*"
     assert labels[1] == [str(v) for v in ds.data["age"]]
+
+
+def test_a_plan_needs_one_level_per_quasi_identifier():
+    ds = _dataset()
+    with pytest.raises(InvalidParameterError, match="1 levels for 2 quasi-identifiers"):
+        FullDomainPlan((1,)).apply(ds.hierarchies, [ds.X[:, 0], ds.X[:, 1]])

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .exceptions import InvalidParameterError
+
 __all__ = ["FullDomainPlan", "BoxPlan", "qi_labels"]
 
 
@@ -44,7 +46,8 @@ class FullDomainPlan:
     def intervals(self, hierarchies: Sequence[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per QI, the ``(lo, hi)`` interval of each leaf rank at the plan's level."""
         if len(hierarchies) != len(self.levels):
-            raise ValueError(f"The plan has {len(self.levels)} levels for {len(hierarchies)} quasi-identifiers.")
+            raise InvalidParameterError(
+                f"The plan has {len(self.levels)} levels for {len(hierarchies)} quasi-identifiers; give one level per QI.")
         return [h.level_intervals(lev) for h, lev in zip(hierarchies, self.levels)]
 
     def apply(self, hierarchies: Sequence[Any], codes: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
