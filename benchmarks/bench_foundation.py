@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     stem = "foundation-quick" if a.quick else "foundation"
     if a.only:
         stem += f"-{a.only}"
-    from ktype._io import atomic_write_text
+    from ktype.io._files import atomic_write_text
 
     atomic_write_text(a.out / f"{stem}.json", json.dumps(res, indent=2) + "\n")
     atomic_write_text(a.out / f"{stem}.md", to_markdown(res) + "\n")

@@ -102,7 +102,7 @@ def main() -> None:
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": platform.platform(),
             "cpus": os.cpu_count(), "python": platform.python_version(),
             "note": "the machine is shared by 8 helpers; with load above 2 wall times are pessimistic, CPU (process) times less so"}
-    from ktype._io import atomic_write_text
+    from ktype.io._files import atomic_write_text
 
     OUT.mkdir(parents=True, exist_ok=True)
     atomic_write_text(OUT / "transparent.json", json.dumps({"meta": meta, "results": results}, indent=2))

@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 import ktype
-from ktype import _io
 from ktype.cli import app
 from ktype.data.dataset import read_table
+from ktype.io import _csvtext, _readback
 from ktype.release import read_release, sidecar_path
 
 runner = CliRunner()
@@ -68,7 +68,7 @@ def test_line_break_cells_are_quoted_and_read_back_as_written(name, tmp_path):
     was written unquoted and pandas read 300 rows as 420-600."""
     ch = BREAKS[name]
     rel = _release(ch)
-    want = _io.escape_csv_cells(rel.to_pandas()).astype(str)
+    want = _csvtext.escape_csv_cells(rel.to_pandas()).astype(str)
     assert len(want) == 300
     path = tmp_path / "r.csv"
     rel.save(path)
@@ -95,15 +95,15 @@ def test_universal_newline_reader_keeps_the_rows_of_a_cr_cell(tmp_path):
 
 def test_csv_text_quotes_header_and_leaves_clean_tables_byte_identical():
     clean = pd.DataFrame({"a": ["x", "y,z", 'q"'], "b": [1.5, np.nan, 3.0]})
-    assert _io.csv_text(clean, csv_escape=False) == clean.to_csv(index=False)
+    assert _csvtext.csv_text(clean, csv_escape=False) == clean.to_csv(index=False)
     odd = pd.DataFrame({"a\rb": ["1", "2"], "c": ["x\u2028", None]})
-    text = _io.csv_text(odd, csv_escape=False)
+    text = _csvtext.csv_text(odd, csv_escape=False)
     assert text.startswith('"a\rb",c\n')
     got = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     assert list(got.columns) == ["a\rb", "c"] and got["c"].tolist() == ["x\u2028", ""]
     # a TSV and a category column
     cat = pd.DataFrame({"a": pd.Categorical(["p\rq", "r"]), "b": [1, 2]})
-    tsv = _io.csv_text(cat, sep="\t", csv_escape=False)
+    tsv = _csvtext.csv_text(cat, sep="\t", csv_escape=False)
     assert pd.read_csv(io.StringIO(tsv), sep="\t", dtype=str)["a"].tolist() == ["p\rq", "r"]
 
 
@@ -134,7 +134,7 @@ def test_save_reads_the_file_back_and_discards_a_file_that_differs(tmp_path, mon
     rel = _release("\r")
     path = tmp_path / "r.csv"
     path.write_text("earlier release\n")
-    monkeypatch.setattr(_io, "_to_csv", _unquoted_to_csv)
+    monkeypatch.setattr(_csvtext, "_to_csv", _unquoted_to_csv)
     with pytest.raises(ktype.exceptions.VerificationError, match=r"does not read back as the verified release: .*rows"):
         rel.save(path)
     assert path.read_text() == "earlier release\n"
@@ -165,15 +165,15 @@ def test_read_back_compare_units():
     """table_difference: numbers as numbers, text as text, dates by pandas' rendering, empty = missing in CSV."""
     exp = pd.DataFrame({"n": [1, 2], "f": [0.1 + 0.2, np.nan], "t": ["a\rb", None], "d": pd.to_datetime(["2020-01-01", None]),
                         "b": [True, False]})
-    got = pd.read_csv(io.StringIO(_io.csv_text(exp, csv_escape=False)), dtype=str, keep_default_na=False, na_values=[""])
-    assert _io.table_difference(exp, got, csv=True) is None
+    got = pd.read_csv(io.StringIO(_csvtext.csv_text(exp, csv_escape=False)), dtype=str, keep_default_na=False, na_values=[""])
+    assert _readback.table_difference(exp, got, csv=True) is None
     shifted = got.copy()
     shifted.loc[1, "t"] = "b"
-    assert "column 't', data row 2" in _io.table_difference(exp, shifted, csv=True)
-    assert "1 rows x 5 columns" in _io.table_difference(exp, got.iloc[:1], csv=True)
+    assert "column 't', data row 2" in _readback.table_difference(exp, shifted, csv=True)
+    assert "1 rows x 5 columns" in _readback.table_difference(exp, got.iloc[:1], csv=True)
     off = got.copy()
     off.loc[0, "f"] = "0.3"
-    assert "column 'f'" in _io.table_difference(exp, off, csv=True)
+    assert "column 'f'" in _readback.table_difference(exp, off, csv=True)
 
 
 def test_cli_does_not_say_verified_when_the_file_differs(tmp_path, monkeypatch):
@@ -194,7 +194,7 @@ def test_cli_does_not_say_verified_when_the_file_differs(tmp_path, monkeypatch):
     assert table.exit_code == 0 and "written file read back identical" in table.stdout
     for p in (out, summ, sidecar_path(out)):
         p.unlink()
-    monkeypatch.setattr(_io, "_to_csv", _unquoted_to_csv)
+    monkeypatch.setattr(_csvtext, "_to_csv", _unquoted_to_csv)
     res = runner.invoke(app, args)
     assert res.exit_code == 3, res.output
     assert "does not read back as the verified release" in res.output and "verified by" not in res.output

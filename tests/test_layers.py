@@ -23,13 +23,14 @@ LAYERS: dict[str, int] = {
     "_jit": 0,
     "_lazy": 0,  # PEP 562 lazy package attributes (standard library only)  # numba njit with the process-safe kernel cache (numba only)
     "_matching": 0,  # maximum bipartite matching (numba, scipy.sparse only)
-    "_io": 0,
     "_progress": 0,  # progress events to a callback or a terminal (standard library; rich when drawing a bar)
     "__version__": 0,  # "from . import __version__": package metadata
     "data": 1,
+    "io": 1,  # release files: formats, atomic writes, output-path safety (data: the table reader)
     "datasets": 1,
     "release": 2,
     "freeform_release": 2,  # the value-set release of freeform recoding
+    "plan": 2,  # recoding plans (full-domain levels, Mondrian boxes) and the labels of cells
     "measures": 3,
     "models": 3,
     "algorithms": 4,

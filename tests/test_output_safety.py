@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from ktype import _io
 from ktype.cli import app
+from ktype.io import _csvtext, _files
 
 runner = CliRunner()
 
@@ -145,7 +145,7 @@ def test_unknown_extension_is_an_error_and_format_is_explicit(table, tmp_path):
 _KILL_SCRIPT = """
 import sys, time
 from pathlib import Path
-from ktype import _io
+from ktype.io import _files as _io
 if sys.argv[2] == "named":
     _io._anonymous_file = lambda d, m: None
 def writer(p):
@@ -179,7 +179,7 @@ def test_fallback_temp_is_visible_and_cleaned_by_next_run(tmp_path):
     left = [p.name for p in tmp_path.iterdir()]
     assert len(left) == 1 and left[0].startswith("out.csv.ktype-partial-") and not left[0].startswith(".")
     time.sleep(0.05)
-    _io.atomic_write_text(target, "new\n")
+    _files.atomic_write_text(target, "new\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
     assert target.read_text() == "new\n"
 
@@ -213,11 +213,11 @@ def test_csv_cells_are_escaped_and_read_back(table, tmp_path):
 
 def test_escape_roundtrip_unit():
     df = pd.DataFrame({"a": ["=1", "+x", "-y", "@z", "'q", "''", "-5", "+1.5e3", "plain", None], "n": range(10)})
-    esc = _io.escape_csv_cells(df)
+    esc = _csvtext.escape_csv_cells(df)
     assert esc["n"].tolist() == list(range(10))
     assert esc["a"].tolist()[:6] == ["'=1", "'+x", "'-y", "'@z", "''q", "'''"]
     assert esc["a"].tolist()[6:9] == ["-5", "+1.5e3", "plain"]
-    back = _io.unescape_csv_cells(esc)
+    back = _csvtext.unescape_csv_cells(esc)
     pd.testing.assert_frame_equal(back, df.astype({"a": object}))
 
 

@@ -1,4 +1,4 @@
-"""What a release publishes, against oracles that share no code with ``ktype._io`` / ``ktype.release``.
+"""What a release publishes, against oracles that share no code with ``ktype.io`` / ``ktype.release``.
 
 * Spreadsheet formula escaping (OWASP "CSV injection"): a text cell starting with ``=``,
   ``+``, ``-``, ``@``, tab, carriage return or ``'`` gets one leading ``'`` unless the whole
@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ktype
-from ktype._io import escape_csv_cells, unescape_csv_cells
 from ktype.exceptions import DataError
+from ktype.io._csvtext import escape_csv_cells, unescape_csv_cells
 from ktype.release import read_release, sidecar_path
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "'")
@@ -153,7 +153,7 @@ def test_deterministic_variant_warning_names_the_algorithm_or_says_the_algorithm
 
 @pytest.mark.parametrize("name, sep", [("t.csv", ","), ("t.tsv", "\t")])
 def test_write_table_writes_escaped_csv_with_the_extensions_separator(tmp_path, name, sep):
-    from ktype._io import write_table
+    from ktype.io.formats import write_table
 
     df = pd.DataFrame({"a": ["=1+2", "-5", "x"], "b": [1, 2, 3]})
     out = write_table(df, tmp_path / name)
@@ -181,7 +181,7 @@ def test_atomic_write_shows_no_file_name_while_writing_where_unnamed_files_exist
     is visible in the directory: a crash leaves no partial file behind."""
     from pathlib import Path
 
-    from ktype import _io
+    from ktype.io import _files as _io
 
     if not _o_tmpfile_works(tmp_path):
         pytest.skip("no O_TMPFILE here")
@@ -199,7 +199,7 @@ def test_atomic_write_shows_no_file_name_while_writing_where_unnamed_files_exist
 def test_the_named_temporary_fallback_writes_the_file(tmp_path, monkeypatch):
     """Where unnamed files are unavailable, the write goes through a named temporary beside
     the target, which is renamed into place and leaves nothing else behind."""
-    from ktype import _io
+    from ktype.io import _files as _io
 
     monkeypatch.setattr(_io, "_anonymous_file", lambda directory, mode: None)
     target = tmp_path / "out.csv"
@@ -210,8 +210,8 @@ def test_the_named_temporary_fallback_writes_the_file(tmp_path, monkeypatch):
 
 
 def test_output_path_errors_say_output_unless_told_what(tmp_path):
-    from ktype._io import check_output_path
     from ktype.exceptions import OutputPathError
+    from ktype.io._files import check_output_path
 
     (tmp_path / "d").mkdir()
     with pytest.raises(OutputPathError, match=r"^The output .*d is a directory"):
@@ -234,8 +234,8 @@ def test_a_release_of_no_rows_builds_and_reads_empty():
 def test_read_back_check_refuses_a_lost_or_invented_number_naming_the_target(tmp_path, fmt):
     """A numeric cell missing on one side and present on the other is a difference (the
     release must read back cell for cell); the error names the target, not the temporary."""
-    from ktype._io import read_back_check
     from ktype.exceptions import VerificationError
+    from ktype.io._readback import read_back_check
 
     expected = pd.DataFrame({"a": [1.5, np.nan, 3.0], "b": [1, 2, 3]})
     for written in (pd.DataFrame({"a": [1.5, 2.0, 3.0], "b": [1, 2, 3]}),
@@ -285,7 +285,7 @@ def test_metadata_says_suppressed_rows_are_published_only_when_they_are():
 
 
 def test_read_back_check_treats_an_empty_csv_text_as_the_missing_cell_it_reads_as(tmp_path):
-    from ktype._io import read_back_check
+    from ktype.io._readback import read_back_check
 
     expected = pd.DataFrame({"t": ["", "a", None], "n": [1, 2, 3]})
     tmp = tmp_path / "t.csv"

@@ -73,7 +73,7 @@ KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
 
 ISSUE: dict[str, tuple[str, str, str, list[str], str]] = {
     "io_formula_prefix_number": (
-        "src/ktype/_io.py", '_NUMBER = re.compile(r"^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?$")\n',
+        "src/ktype/io/_csvtext.py", '_NUMBER = re.compile(r"^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?$")\n',
         '_NUMBER = re.compile(r"^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?")\n',
         [T + "test_output_safety.py", T + "test_release_io_oracle.py"],
         "a text cell that only starts like a number (-1+1+cmd|' /C calc'!A0) is not escaped (CSV injection)",

@@ -94,7 +94,7 @@ class Reading:
 
         sep = opts.get("sep")
         if sep is not None:
-            from ._io import normalize_sep
+            from .io._files import normalize_sep
 
             sep = normalize_sep(sep)
         return cls(sep=sep, encoding=opts.get("encoding") or None, types=normalize_types(opts.get("type")),
@@ -274,7 +274,7 @@ class AnonymizationJob:
             m = (m,)
         put("model", tuple(m))
         if self.sep is not None:
-            from ._io import normalize_sep
+            from .io._files import normalize_sep
 
             put("sep", normalize_sep(self.sep))
         if self.algorithm is None:
@@ -369,7 +369,7 @@ class AnonymizationJob:
             p = Path(path)
             if p.suffix.lower() not in (".yaml", ".yml"):
                 raise InvalidParameterError(f"to_config writes YAML: name the file .yaml or .yml; got {p.name!r}.")
-            from ._io import atomic_write_text
+            from .io._files import atomic_write_text
 
             atomic_write_text(p, yaml.safe_dump(out, sort_keys=False, allow_unicode=True))
         return out
@@ -538,8 +538,8 @@ def _sidecar(out: Path) -> Path:
 
 
 def _check_outputs(job: AnonymizationJob, extra_inputs: Sequence[Path] = ()) -> str | None:
-    """Refuse unsafe output paths before any work is done (``ktype._io.check_output_path``)."""
-    from ._io import check_output_path, output_format
+    """Refuse unsafe output paths before any work is done (``ktype.io._files.check_output_path``)."""
+    from .io._files import check_output_path, output_format
 
     out_path = Path(job.output) if job.output is not None else None
     sum_path = Path(job.summary) if job.summary is not None else None
@@ -589,7 +589,7 @@ def run_job(job: AnonymizationJob, *, progress: Any = None, extra_inputs: Sequen
             rel.save(Path(job.output), format=out_fmt, csv_escape=job.csv_escape)
             result.written["output"] = str(job.output)
         if job.summary is not None:
-            from ._io import atomic_write_text
+            from .io._files import atomic_write_text
 
             atomic_write_text(Path(job.summary), json.dumps(result.summary(), indent=2, default=str))
             result.written["summary"] = str(job.summary)

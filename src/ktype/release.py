@@ -1,15 +1,13 @@
 """The :class:`Release`: what an algorithm returns and what gets published.
 
-Length: the immutable release value (construction in canonical order, read-only arrays and
-metadata, ``replace``) and its file format (metadata, atomic CSV/Parquet writing with the
-read-back check, reading a published file back) are one contract; they are kept together so
-that what is written is exactly what the value describes.
+The files a release is written to and read from are the formats of :mod:`ktype.io`
+(:meth:`Release.save` writes through its table; :func:`read_release` is
+:func:`ktype.io.formats.read_release`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,20 +17,28 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import lexsort_rows
-from ._io import atomic_write, check_output_path, csv_text, escape_csv_cells, output_format, read_back_check
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
-from .exceptions import DataError, ImmutableError, InvalidParameterError, StaleMetadataError
+from .exceptions import DataError, ImmutableError, InvalidParameterError
+from .io._files import check_output_path, output_format
+from .io.formats import FORMATS, read_release
+from .io.metadata import (
+    METADATA_FORMAT,
+    METADATA_VERSION,
+    PARQUET_KEY,
+    SIDECAR_SUFFIX,
+    hierarchy_fingerprint,
+    sidecar_path,
+    versions,
+)
+from .io.metadata import dtype_name as _dtype_name
+from .io.metadata import jsonable as _jsonable
+from .plan import qi_labels
 
-__all__ = ["Release", "FrozenDict", "versions", "read_release", "sidecar_path", "hierarchy_fingerprint"]
+__all__ = ["Release", "FrozenDict", "versions", "read_release", "sidecar_path", "hierarchy_fingerprint",
+           "METADATA_FORMAT", "METADATA_VERSION", "PARQUET_KEY", "SIDECAR_SUFFIX"]
 
 RECODINGS = ("full-domain", "multidimensional", "local", "freeform")
-
-#: release-file metadata: format name, version, Parquet key and CSV sidecar suffix
-METADATA_FORMAT = "ktype-release"
-METADATA_VERSION = 1
-PARQUET_KEY = b"ktype.release"
-SIDECAR_SUFFIX = ".ktype.json"
 
 PERTURBED_WARNING = (
     "This release perturbs published values (some sensitive values differ from their records'): it is NOT a "
@@ -48,51 +54,6 @@ def protects_nothing_warning(reasons: list[str]) -> str:
     return (f"{what} {verb} nothing: every record may be its own class, with its own sensitive value, so the "
             "quasi-identifiers may be published unchanged and a record unique in the input is re-identified with "
             "certainty. Use k >= 2 (or ℓ >= 2) for a release that protects anyone.")
-
-
-def sidecar_path(path: str | Path) -> Path:
-    """The metadata sidecar of a CSV release: ``NAME.ktype.json`` beside ``NAME.csv``."""
-    path = Path(path)
-    return path.with_name(path.stem + SIDECAR_SUFFIX)
-
-
-def hierarchy_fingerprint(h: Any) -> str:
-    """A digest of a hierarchy's *structure*: kind, size, node intervals and the labels of
-    the generalized (non-leaf) nodes.
-
-    The leaf values themselves are left out on purpose: for hierarchies built from the data
-    (``ordered``, intervals, masking) the leaves are the distinct values of the column, and
-    a digest of them would let anyone confirm a guess such as "someone aged 97 is in the
-    table" offline. The audit of ``ktype check`` verifies the leaves anyway (every published
-    cell must cover its record's value).
-    """
-    import hashlib
-
-    hsh = hashlib.sha256()
-    hsh.update(f"{h.kind}|{h.size}|".encode())
-    if h.is_tree:
-        inner = h.node_lo != h.node_hi
-        hsh.update(np.ascontiguousarray(h.node_lo[inner]).tobytes())
-        hsh.update(np.ascontiguousarray(h.node_hi[inner]).tobytes())
-        hsh.update("\x1f".join(str(lab) for lab, i in zip(h.node_label, inner) if i).encode())
-    return hsh.hexdigest()[:32]
-
-
-def versions() -> dict[str, str]:
-    """Versions of ktype and its main dependencies, for provenance."""
-    import numpy
-    import pandas
-
-    from . import __version__
-
-    out = {"ktype": __version__, "python": platform.python_version(), "numpy": numpy.__version__, "pandas": pandas.__version__}
-    try:
-        import numba
-
-        out["numba"] = numba.__version__
-    except ImportError:  # pragma: no cover
-        pass
-    return out
 
 
 class FrozenDict(dict):
@@ -383,9 +344,10 @@ class Release:
         keep = np.ones(self.n, dtype=bool) if include_suppressed else ~self.suppressed
         ds = self.dataset
         cols: dict[str, Any] = {}
-        for j, (c, h) in enumerate(zip(ds.quasi_identifiers, ds.hierarchies)):
-            lev = None if self.levels is None else int(self.levels[j])
-            labs = np.asarray(h.labels(self.lo[keep, j], self.hi[keep, j], level=lev), dtype=object)
+        # the labels of the cells (ktype.plan.qi_labels: the Dask writer labels through it too)
+        labels = qi_labels(ds.hierarchies, self.lo[keep], self.hi[keep], self.levels)
+        for c, labels_j in zip(ds.quasi_identifiers, labels):
+            labs = np.asarray(labels_j, dtype=object)
             if include_suppressed:
                 labs[self.suppressed[keep]] = SUPPRESSED_LABEL
             cols[c] = labs
@@ -463,7 +425,7 @@ class Release:
         The format follows ``format`` (``"csv"``/``"parquet"``) or the extension (``.csv``,
         ``.tsv``, ``.parquet``, ``.pq``; anything else is an error). CSV text cells that a
         spreadsheet would evaluate (``=…``, ``+…``, ``-…``, ``@…``) get a leading ``'``
-        unless ``csv_escape=False`` (see :func:`ktype._io.escape_csv_cells`). A failure
+        unless ``csv_escape=False`` (see :func:`ktype.io.escape_csv_cells`). A failure
         leaves no partial file behind.
 
         Parquet files carry the metadata (:meth:`metadata`) under the key ``ktype.release``
@@ -472,13 +434,13 @@ class Release:
         not belong to the file is detected), written after the CSV in the same operation.
 
         Before the file is put in place it is **read back and compared** with the published
-        table (:func:`ktype._io.read_back_check`: same columns, same number of rows, same
+        table (:func:`ktype.io._readback.read_back_check`: same columns, same number of rows, same
         cells). A file that does not read back as the verified release raises
         :class:`~ktype.exceptions.VerificationError` and is discarded, leaving no file (and
         any earlier file at ``path`` untouched): a saved file is the release that was verified.
 
         The path is checked like the command line's ``--output``
-        (:func:`ktype._io.check_output_path`): the file the dataset was read from
+        (:func:`ktype.io._files.check_output_path`): the file the dataset was read from
         (``Dataset.source_files``: the table and hierarchy CSVs, when the dataset came from
         files), a symbolic link, a FIFO, a device or a directory is refused with
         :class:`~ktype.exceptions.OutputPathError`; an existing regular file is replaced.
@@ -487,51 +449,18 @@ class Release:
         cells read ``*``: they are then *published rows* (with their sensitive values), and
         ``ktype check`` counts them as such.
         """
-        import hashlib
-        import json
-
         path = Path(path)
         fmt = output_format(path, format)
-        # the command line's rules (ktype._io.check_output_path): never the input table or a
+        # the command line's rules (ktype.io._files.check_output_path): never the input table or a
         # hierarchy file the release was made from, never through a link, FIFO or device;
         # an existing regular file is replaced and missing directories are created
         inputs = getattr(self.dataset, "source_files", ())
         check_output_path(path, what="release", inputs=inputs, force=True, mkdirs=True)
-        if fmt == "csv":
-            check_output_path(sidecar_path(path), what="metadata sidecar", inputs=inputs, others={"release": path},
-                              force=True, mkdirs=True)
         df = self.to_pandas(include_suppressed=include_suppressed)
         meta = self.metadata(include_suppressed=include_suppressed)
         if fmt == "parquet":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            def write_parquet(p: Path) -> None:
-                table = pa.Table.from_pandas(df, preserve_index=False)
-                kv = dict(table.schema.metadata or {})
-                kv[PARQUET_KEY] = json.dumps(meta).encode("utf-8")
-                pq.write_table(table.replace_schema_metadata(kv), p)
-
-            atomic_write(path, write_parquet, check=read_back_check(df, fmt="parquet", target=path))
-        else:
-            if sep is None:
-                sep = "\t" if path.suffix.lower() == ".tsv" else ","
-            table = escape_csv_cells(df) if csv_escape else df
-            data = csv_text(table, sep=sep, csv_escape=False).encode("utf-8")
-            meta["file"] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "sep": sep,
-                            "csv_escape": bool(csv_escape)}
-            side = sidecar_path(path)
-
-            def write_both(tmp_side: Path) -> None:
-                Path(tmp_side).write_text(json.dumps(meta, indent=2), encoding="utf-8")
-                def write_csv(p: Path) -> None:
-                    Path(p).write_bytes(data)
-
-                # the CSV is read back and compared before it lands; then its sidecar
-                atomic_write(path, write_csv, check=read_back_check(table, fmt="csv", sep=sep, target=path))
-
-            atomic_write(side, write_both)
-        return path
+            return FORMATS["parquet"].write(path, df, meta)
+        return FORMATS["csv"].write(path, df, meta, sep=sep, csv_escape=csv_escape, inputs=inputs)
 
 
     def report(self, path: str | Path, **options: Any) -> Path:
@@ -603,107 +532,6 @@ def _stamped(provenance: dict[str, Any] | None) -> dict[str, Any]:
     return prov
 
 
-def read_release(
-    path: str | Path, *, sep: str | None = None, csv_escape: bool | None = None
-) -> tuple[pd.DataFrame, dict[str, Any] | None]:
-    """Read a published release file and its metadata (``None`` when it has none).
-
-    Parquet: the ``ktype.release`` key-value metadata. CSV: the sidecar ``NAME.ktype.json``;
-    a sidecar whose recorded SHA-256 differs from the file's bytes raises
-    :class:`~ktype.exceptions.StaleMetadataError` (a :class:`~ktype.exceptions.DataError`:
-    the file was edited, or the sidecar belongs to another file). The SHA-256 is unkeyed: it
-    ties a sidecar to its file, and anyone who edits the file can recompute it, so it does
-    not show who wrote either. CSV cells escaped against spreadsheet formulas are unescaped
-    (``csv_escape``: default from the sidecar, else True, as :meth:`Release.save` writes).
-    """
-    import hashlib
-
-    from .data.dataset import read_table
-
-    path = Path(path)
-    if not path.exists():
-        raise DataError(f"Release file not found: {path}")
-    if path.is_dir():  # a partitioned Parquet release (ktype.dask.write_release; no Dask needed to read it)
-        return _read_partitioned(path)
-    meta: dict[str, Any] | None = None
-    if path.suffix.lower() in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
-
-        try:
-            raw = (pq.read_schema(path).metadata or {}).get(PARQUET_KEY)
-        except Exception as e:  # noqa: BLE001 - unreadable file: a user error
-            raise DataError(f"Cannot read {path}: {e}") from None
-        if raw is not None:
-            meta = _parse_meta(raw.decode("utf-8"), path)
-        df = read_table(path)
-    else:
-        side = sidecar_path(path)
-        if side.exists():
-            meta = _parse_meta(side.read_text(encoding="utf-8"), side)
-            want = (meta.get("file") or {}).get("sha256")
-            have = hashlib.sha256(path.read_bytes()).hexdigest()
-            if want != have:
-                raise StaleMetadataError(
-                    f"The metadata sidecar {side} does not belong to {path}: the file's SHA-256 is {have[:12]}..., "
-                    f"the sidecar records {str(want)[:12]}... The file was changed after it was written (or the "
-                    "sidecar is another release's). Remove the sidecar to check the file with explicit flags."
-                )
-            if sep is None:
-                sep = (meta.get("file") or {}).get("sep")
-            if csv_escape is None:
-                csv_escape = (meta.get("file") or {}).get("csv_escape")
-        df = read_table(path, sep=sep, infer=False)  # labels are text; values compare by canonical keys
-        if csv_escape is None or csv_escape:
-            from ._io import unescape_csv_cells
-
-            df = unescape_csv_cells(df)
-    return df, meta
-
-
-def _read_partitioned(path: Path) -> tuple[pd.DataFrame, dict[str, Any] | None]:
-    """A partitioned release (:func:`ktype.dask.write_release`) as :func:`read_release` returns
-    a file: the rows of its non-empty Parquet files (in file-name order) and its
-    ``_ktype_release.json``."""
-    import pyarrow.parquet as pq
-
-    from .data.dataset import read_table
-
-    files = sorted(f for f in path.iterdir() if f.suffix.lower() in (".parquet", ".pq") and not f.name.startswith(("_", ".")))
-    if not files:
-        raise DataError(f"{path} is a directory without Parquet files; give a release file or a partitioned release.")
-    side = path / "_ktype_release.json"
-    meta = _parse_meta(side.read_text(encoding="utf-8"), side) if side.exists() else None
-    full = [f for f in files if pq.ParquetFile(f).metadata.num_rows] or files[:1]  # a partition may be empty
-    return pd.concat([read_table(f) for f in full], ignore_index=True), meta
-
-
-def _parse_meta(text: str, where: Path) -> dict[str, Any]:
-    import json
-
-    try:
-        meta = json.loads(text)
-    except ValueError as e:
-        raise DataError(f"The release metadata in {where} is not valid JSON: {e}") from None
-    if not isinstance(meta, dict) or meta.get("format") != METADATA_FORMAT:
-        raise DataError(f"{where} does not hold ktype release metadata (format {METADATA_FORMAT!r}).")
-    if int(meta.get("format_version", 0)) > METADATA_VERSION:
-        raise DataError(f"{where} has release metadata version {meta.get('format_version')}; this ktype reads up to "
-                        f"{METADATA_VERSION}. Upgrade ktype.")
-    return meta
-
-
-def _dtype_name(values: pd.Series) -> str:
-    if pd.api.types.is_bool_dtype(values):
-        return "boolean"
-    if pd.api.types.is_integer_dtype(values):
-        return "integer"
-    if pd.api.types.is_float_dtype(values):
-        return "float"
-    if pd.api.types.is_datetime64_any_dtype(values):
-        return "datetime"
-    return "string"
-
-
 def _sort_codes(values: np.ndarray) -> np.ndarray:
     """Non-negative integer codes that sort like the values (missing values last)."""
     try:
@@ -711,17 +539,3 @@ def _sort_codes(values: np.ndarray) -> np.ndarray:
     except TypeError:  # mixed types: order by text
         codes = pd.factorize(values.astype(str), sort=True)[0]
     return np.where(codes < 0, codes.max(initial=0) + 1, codes)
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, (str, int, float, bool)) or x is None:
-        return x
-    return str(x)

@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from ._io import atomic_write_text, check_output_path
 from .exceptions import DataError, InvalidParameterError, KtypeError
+from .io._files import atomic_write_text, check_output_path
 from .release import Release, _jsonable
 
 __all__ = ["SECTIONS", "check_report_path", "collect", "render", "report_file", "report_html", "write_report"]
@@ -865,7 +865,7 @@ def write_report(  # noqa: PLR0913
         dataset holds the original data the report compares it with.
     path : path
         The report file. Checked like a release's output path
-        (:func:`ktype._io.check_output_path`): never one of ``inputs`` or the files the
+        (:func:`ktype.io._files.check_output_path`): never one of ``inputs`` or the files the
         dataset was read from, never a link, FIFO, device or directory; an existing regular
         file is replaced when ``force`` (default), missing directories are created when
         ``mkdirs`` (default).
@@ -896,7 +896,7 @@ def check_report_path(path: str | Path, *, inputs: Iterable[str | Path | None] =
     """Refuse a report path before any work: not ``.html``/``.htm``, one of ``inputs``, another
     output of the run (``others``: role -> path), a link, FIFO, device or directory; an existing
     file unless ``force``; a missing directory unless ``mkdirs``
-    (:func:`ktype._io.check_output_path`). For ``ktype anonymize ... --report out.html``."""
+    (:func:`ktype.io._files.check_output_path`). For ``ktype anonymize ... --report out.html``."""
     path = Path(path)
     if path.suffix.lower() not in _SUFFIXES:
         raise InvalidParameterError(f"The report is an HTML file: name it with .html (got {path.name!r}).")

@@ -3,9 +3,14 @@
 Survey: Ciriani et al., "k-Anonymity", 2007, §6 ("Multidimensional k-Anonymity"), which only
 sketches the approach; the median-split recursion and the relaxed variant follow LeFevre et al.
 
+One partitioning rule, two backends: this compiled core (every model) and the numpy partitioner
+(``_mondrian_numpy.py``: k-anonymity alone on small tables, no compilation on a cold start); a
+change of the rule is made in both (docs/design/rules.md, "Mondrian"; ``test_mondrian_parallel.py``).
+The ℓ-diverse baseline ``mondrian_ldiv`` is a different rule (its dimension order and cut), kept
+apart on purpose (same section).
+
 Length: Mondrian's driver, its compiled partitioner (median cuts, the shared rule predicate per
-part) and the release it builds are one algorithm; the numpy partitioner of the relaxed variant is
-apart (``_mondrian_numpy.py``).
+part) and the release it builds are one algorithm.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from ..exceptions import InfeasibleError, UnsupportedModelError
 from ..models._base import PrivacyModel
 from ..models._rulespec import MIN_SIZE
 from ..models.kanonymity import KAnonymity
+from ..plan import BoxPlan
 from ..release import Release
 from ._mondrian_numpy import partition_numpy
 from ._registry import register
@@ -161,10 +167,12 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     csize = size[corder]
     offset = np.repeat(start[corder] - (np.cumsum(csize) - csize), csize)
     source = rows[offset + np.arange(n)]
+    # the plan (ktype.plan): a box per class, applied to the class of each row
+    lo, hi = BoxPlan(box_lo[corder], box_hi[corder]).apply(np.repeat(np.arange(len(corder)), csize))
     return Release.build(
         dataset,
-        np.repeat(box_lo[corder], csize, axis=0),
-        np.repeat(box_hi[corder], csize, axis=0),
+        lo,
+        hi,
         source=source,
         recoding="multidimensional",
         provenance={"partitions": int(len(start)), "mode": mode},

@@ -74,7 +74,7 @@ def require(opts: dict[str, Any], key: str, flag: str, example: str) -> Any:
 def _sep_flag(value: str | None) -> str | None:
     if value is None:
         return None  # nothing to check: do not import the I/O stack (pandas) for the default
-    from .._io import normalize_sep
+    from ..io._files import normalize_sep
 
     try:
         return normalize_sep(value)

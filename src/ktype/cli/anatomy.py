@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -44,10 +44,10 @@ def anatomy(
     Insensitive columns (--insensitive, keep:) are accepted so that every column has a role;
     anatomy publishes neither them nor the identifiers."""
     params = dict(locals())
-    from .._io import check_output_path
     from ..algorithms.transparent.anatomy import anatomize, anatomy_paths, write_anatomy
     from ..api import _integer
     from ..exceptions import KtypeError
+    from ..io._files import check_output_path
 
     try:
         opts = opt.gather(anatomy, params)
@@ -119,13 +119,19 @@ def check_anatomy_cmd(
     declared quasi-identifiers (--qi, or the original's) beside the group ID, the tables join,
     every group is ℓ-diverse, and (with --original) some split of the original's records into
     the groups yields exactly both tables. Exit 1 if any of it fails or cannot be shown."""
-    params = dict(locals())
+    check_anatomy_release(check_anatomy_cmd, dict(locals()), prefix)
+
+
+def check_anatomy_release(command: Any, params: dict[str, Any], prefix: Path) -> None:
+    """Check the anatomy release at ``prefix`` with the options of ``command`` (``--l``, ``--original``
+    and the roles), print the verdict and exit (1 when it fails): ``ktype check-anatomy``, and
+    ``ktype check`` given an anatomy prefix (the anatomy format of :mod:`ktype.io`)."""
     from .._config import split_list
     from ..algorithms.transparent.anatomy import check_anatomy, read_anatomy
     from ..exceptions import KtypeError
 
     try:
-        opts = opt.gather(check_anatomy_cmd, params)
+        opts = opt.gather(command, params)
         ell = opt.require(opts, "l", "--l", "--l 2")
         an = read_anatomy(prefix)
         ds = None

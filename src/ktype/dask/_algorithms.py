@@ -13,10 +13,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,8 +21,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.dataset import Dataset
-from ..exceptions import InfeasibleError, InvalidParameterError, OutputPathError, VerificationError
+from ..exceptions import InfeasibleError, InvalidParameterError, VerificationError
 from ..models._base import PrivacyModel
+from ..plan import FullDomainPlan
 from ._engine import COUNT, _TooManyRows, shown_progress
 from ._table import (
     FORCED,
@@ -180,14 +177,13 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
     ev = enc.evaluate(enc.bottom, np.zeros(table.r, dtype=np.int64), levels, need_inv=True)
     assert ev.ok is not None and ev.inv is not None  # evaluate(..., need_inv=True) sets both
     failing_rows = ~ev.ok[ev.inv[enc.row_tuple]]
-    los = [h.level_intervals(int(levels[j]))[0] for j, h in enumerate(proxy.hierarchies)]
-    his = [h.level_intervals(int(levels[j]))[1] for j, h in enumerate(proxy.hierarchies)]
+    plan = FullDomainPlan(tuple(levels))  # applied per partition as the in-memory builder applies it
     failing = None
     if failing_rows.any():
-        keys = np.stack([los[j][X[failing_rows, j]] for j in range(table.r)], axis=1)
+        keys, _ = plan.apply(proxy.hierarchies, [X[failing_rows, j] for j in range(table.r)])
         failing = pd.MultiIndex.from_arrays([np.unique(keys, axis=0)[:, j] for j in range(table.r)]) if table.r > 1 \
             else pd.Index(np.unique(keys[:, 0]))
-    fn = _ApplyLevels(los, his, failing, proxy.domain_sizes)
+    fn = _ApplyLevels(plan, list(proxy.hierarchies), failing, proxy.domain_sizes)
     frame = table.engine.map_partitions(table.frame, fn, meta=fn(table.frame._meta))
     objective = 1.0 - float(result.value) if result.measure == "precision" else float(result.value)
     prov = {"algorithm": "flash", "engine": "dask", "lattice": result.summary(), "objective": objective,
@@ -198,17 +194,19 @@ def flash(table: DaskTable, models: PrivacyModel | Sequence[PrivacyModel], *, me
 
 
 class _ApplyLevels:
-    """Partition -> published intervals of a full-domain node; records of failing classes suppressed."""
+    """Partition -> published intervals of a full-domain node (:class:`ktype.plan.FullDomainPlan`,
+    applied as the in-memory release builder applies it); records of failing classes suppressed."""
 
-    def __init__(self, los: list, his: list, failing: pd.Index | None, domain_sizes: np.ndarray) -> None:
-        self.los, self.his, self.failing = los, his, failing
+    def __init__(self, plan: FullDomainPlan, hierarchies: list, failing: pd.Index | None, domain_sizes: np.ndarray) -> None:
+        self.plan, self.hierarchies, self.failing = plan, hierarchies, failing
         self.full = [int(m) - 1 for m in domain_sizes]
 
     def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
         out = part.copy()
-        r = len(self.los)
-        lo = [self.los[j][part[xcol(j)].to_numpy(np.int64)].astype(np.int32) for j in range(r)]
-        hi = [self.his[j][part[xcol(j)].to_numpy(np.int64)].astype(np.int32) for j in range(r)]
+        r = len(self.hierarchies)
+        cells = self.plan.apply(self.hierarchies, [part[xcol(j)].to_numpy(np.int64) for j in range(r)])
+        lo = [cells[0][:, j] for j in range(r)]
+        hi = [cells[1][:, j] for j in range(r)]
         if self.failing is not None and len(part):
             key = pd.MultiIndex.from_arrays(lo) if r > 1 else pd.Index(lo[0])
             sup = np.asarray(key.isin(self.failing), dtype=bool)
@@ -435,18 +433,17 @@ def write_release(release: DaskRelease, path: str | Path, *, models: PrivacyMode
     VerificationError
         The written release fails a model (nothing is left at ``path``).
     """
+    from ..io.formats import FORMATS
+
     t = release.table
     ms = class_models(models if models is not None else release.models)
-    path = Path(path)
-    if path.exists():
-        raise OutputPathError(f"{path} exists; ktype never writes over a file or directory. Choose a new path or remove it.")
-    if not path.parent.is_dir():
-        raise OutputPathError(f"The directory {path.parent} does not exist; create it first.")
-    tmp = path.with_name(f".{path.name}.ktype-tmp-{uuid.uuid4().hex[:12]}")
-    try:
-        pub = published_frame(release, t.engine.filter(release.frame, SUP))
-        t.engine.write_parquet(pub, tmp)
-        verdicts = verify_written(t, tmp, ms)
+    verdicts: list[ModelSummary] = []
+
+    def write_files(tmp: Path) -> None:
+        t.engine.write_parquet(published_frame(release, t.engine.filter(release.frame, SUP)), tmp)
+
+    def describe(tmp: Path) -> dict[str, Any]:
+        verdicts.extend(verify_written(t, tmp, ms))
         failed = [v for v in verdicts if not v.satisfied]
         if failed:
             raise VerificationError(
@@ -458,14 +455,11 @@ def write_release(release: DaskRelease, path: str | Path, *, models: PrivacyMode
         if written != t.n - release.n_suppressed:
             raise VerificationError(
                 f"The written release holds {written} records, {t.n - release.n_suppressed} expected. Nothing was published.")
-        from ._meta import METADATA_FILE, release_metadata
+        from ._meta import release_metadata
 
-        meta = _jsonable(release_metadata(release, ms, verdicts, written, t.frame._meta))
-        (tmp / METADATA_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True))
-        os.replace(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        return release_metadata(release, ms, verdicts, written, t.frame._meta)
+
+    FORMATS["partitioned"].write(Path(path), write_files, describe)
     return verdicts
 
 
@@ -495,20 +489,6 @@ def verify_written(table: DaskTable, where: Path, models: tuple) -> list[ModelSu
     return out
 
 
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, (str, int, float, bool)) or x is None:
-        return x
-    return str(x)
-
-
 # ---------------------------------------------------------------------------------- CLI entry
 def anonymize(source: Any, output: str | Path, *, algorithm: str, models: PrivacyModel | Sequence[PrivacyModel],
               scheduler: str | None = None, options: dict[str, Any] | None = None, progress: bool = False,
@@ -522,6 +502,7 @@ def anonymize(source: Any, output: str | Path, *, algorithm: str, models: Privac
     progress bar (local schedulers) or the dashboard address (a cluster) on standard error.
     Returns a summary (verdicts, counts, measures) for the CLI to print.
     """
+    from ..io.metadata import jsonable
     from ._table import from_dask, measures
 
     if algorithm not in ("flash", "mondrian"):
@@ -555,7 +536,7 @@ def anonymize(source: Any, output: str | Path, *, algorithm: str, models: Privac
             measured = measures(rel, ("loss_metric", "discernibility"))
         return {"output": str(output), "records": table.n, "suppressed": rel.n_suppressed,
                 "verdicts": [{"model": v.model, "satisfied": v.satisfied, **v.summary} for v in verdicts],
-                "measures": measured, "provenance": _jsonable(rel.provenance)}
+                "measures": measured, "provenance": jsonable(rel.provenance)}
     finally:
         if client is not None:
             client.close()

@@ -2,7 +2,7 @@
 (column roles and types, recoding, levels, models with their scope, counts, hierarchy
 fingerprints, algorithm, parameters, randomness; never a seed, an identifier or a data
 value), plus what only a distributed run has (engine, partitions, the written verdicts).
-``ktype check DIR`` reads it from ``_ktype_release.json`` (:func:`ktype.release.read_release`)."""
+``ktype check DIR`` reads it from ``_ktype_release.json`` (the partitioned format of :mod:`ktype.io`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..release import METADATA_FORMAT, METADATA_VERSION, _dtype_name, hierarchy_fingerprint, versions
+from ..io.metadata import METADATA_FILE, METADATA_FORMAT, METADATA_VERSION, hierarchy_fingerprint, versions
+from ..io.metadata import dtype_name as _dtype_name
 
 __all__ = ["release_metadata", "METADATA_FILE"]
-
-#: the metadata file of a partitioned release (a leading underscore: Parquet readers skip it)
-METADATA_FILE = "_ktype_release.json"
 
 
 def release_metadata(release: Any, models: tuple, verdicts: list, written: int, frame_meta: pd.DataFrame) -> dict[str, Any]:

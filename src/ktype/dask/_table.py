@@ -27,6 +27,7 @@ from ..data.dataset import Dataset, HierarchySpec, _is_date_spec, _missing_polic
 from ..data.hierarchy import MISSING_LABEL, value_keys
 from ..exceptions import DataError, InvalidParameterError, UnsupportedModelError
 from ..models._base import ClassModel, PrivacyModel
+from ..plan import qi_labels
 from ._engine import COUNT, DaskEngine
 
 __all__ = ["FORCED", "without_forced", "DaskTable", "DaskRelease", "from_dask", "check", "measures", "class_size_stats", "ModelSummary"]
@@ -652,11 +653,13 @@ class _Publisher:
 
     def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
         cols: dict[str, Any] = {}
-        for j, (c, h) in enumerate(zip(self.qis, self.hierarchies)):
-            lev = None if self.levels is None else self.levels[j]
-            lo = part[locol(j)].to_numpy(np.int64)
-            hi = part[hicol(j)].to_numpy(np.int64)
-            cols[c] = pd.Series(h.labels(lo, hi, level=lev) if len(part) else [], dtype="str", index=part.index)
+        r = len(self.qis)
+        lo = np.column_stack([part[locol(j)].to_numpy(np.int64) for j in range(r)]) if r else np.zeros((len(part), 0))
+        hi = np.column_stack([part[hicol(j)].to_numpy(np.int64) for j in range(r)]) if r else lo
+        # labelled as Release.to_pandas labels them (ktype.plan.qi_labels)
+        labels = qi_labels(self.hierarchies, lo, hi, self.levels) if len(part) else [[] for _ in self.qis]
+        for c, labs in zip(self.qis, labels):
+            cols[c] = pd.Series(labs, dtype="str", index=part.index)
         for c in self.with_missing:  # a missing sensitive value is published as in memory
             cols[c] = part[c].astype(object).where(~part[c].isna(), MISSING_LABEL)
         for c in self.order:

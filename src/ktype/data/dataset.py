@@ -322,7 +322,7 @@ def read_table(
     undeclared CSV column as text (how ``check`` reads a release back). ``encoding`` is the
     CSV file's text encoding (default UTF-8; e.g. ``latin-1``, ``cp1252``).
     """
-    from .._io import normalize_sep
+    from ..io._files import normalize_sep
     from .types import apply_types, record_lines
 
     sep = normalize_sep(sep)

@@ -355,7 +355,8 @@ class Hierarchy:
 
     def to_arx_csv(self, path: str | Path, sep: str = ";") -> None:
         """Write the hierarchy in ARX CSV format (atomically)."""
-        from .._io import atomic_write_text, csv_text
+        from ..io._csvtext import csv_text
+        from ..io._files import atomic_write_text
 
         atomic_write_text(Path(path), csv_text(self.to_table(), sep=sep, csv_escape=False, header=False))
 

@@ -45,6 +45,7 @@ from ...models._rulespec import DISTINCT, MIN_SIZE, RuleSpec
 from ...models.kanonymity import KAnonymity
 from ...models.ldiversity import DistinctLDiversity, PSensitivity
 from ...models.tcloseness import TCloseness, _tree_arrays
+from ...plan import FullDomainPlan
 from .._rules import implied_bounds, pack, specs_of, verdicts
 from ._kernels import (
     _bottom_kernel,
@@ -800,12 +801,8 @@ class Encoded:
         levels = np.asarray(levels, dtype=np.int64)
         ev = self.evaluate(self.bottom, np.zeros(self.r, dtype=np.int64), levels, need_inv=True)
         X = self.dataset.X
-        lo = np.empty(X.shape, dtype=np.int32)
-        hi = np.empty(X.shape, dtype=np.int32)
-        for j, h in enumerate(self.dataset.hierarchies):
-            li, hj = h.level_intervals(int(levels[j]))
-            lo[:, j] = li[X[:, j]]
-            hi[:, j] = hj[X[:, j]]
+        # the plan ktype.dask applies partition by partition (ktype.plan)
+        lo, hi = FullDomainPlan(tuple(levels)).apply(self.dataset.hierarchies, [X[:, j] for j in range(X.shape[1])])
         suppressed = ~ev.ok[ev.inv[self.row_tuple]]
         return lo, hi, suppressed, ev
 

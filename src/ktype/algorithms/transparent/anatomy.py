@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._io import atomic_write_text, csv_text
 from ..._validation import RNGLike, check_rng
 from ...data.dataset import Dataset
 from ...exceptions import DataError, InvalidParameterError
+from ...io import anatomy as _files
 from ...models._base import CheckResult
 from . import ace_groups, prepare, tailor_groups
 
@@ -310,28 +310,20 @@ def _groups_from_original(o_rows: pd.DataFrame, o_vals: pd.Series, q_rows: pd.Da
 
 def anatomy_paths(prefix: str | Path) -> tuple[Path, Path]:
     """The two files of an anatomy release: ``<prefix>.qi.csv`` and ``<prefix>.sensitive.csv``."""
-    prefix = Path(prefix)
-    return prefix.with_name(prefix.name + ".qi.csv"), prefix.with_name(prefix.name + ".sensitive.csv")
+    return _files.paths(prefix)
 
 
 def write_anatomy(anatomy: Anatomy, prefix: str | Path) -> tuple[Path, Path]:
-    """Write ``<prefix>.qi.csv`` and ``<prefix>.sensitive.csv`` (each atomically: a failed
-    write leaves no partial file and keeps an existing one). Returns the two paths."""
-    paths = anatomy_paths(prefix)
-    for path, frame in zip(paths, (anatomy.qi, anatomy.sensitive)):
-        atomic_write_text(path, csv_text(frame, csv_escape=False))  # line breaks in cells quoted
-    return paths
+    """Write ``<prefix>.qi.csv`` and ``<prefix>.sensitive.csv`` (the anatomy format of
+    :mod:`ktype.io`: each atomically, a failed write leaves no partial file and keeps an
+    existing one). Returns the two paths."""
+    return _files.write(prefix, anatomy.qi, anatomy.sensitive)  # type: ignore[no-any-return]
 
 
 def read_anatomy(prefix: str | Path) -> Anatomy:
     """Read the two tables written by :func:`write_anatomy` (check them with :func:`check_anatomy`)."""
     qp, sp = anatomy_paths(prefix)
-    for path in (qp, sp):
-        if not path.exists():
-            raise DataError(f"Anatomy table not found: {path} (expected {qp.name} and {sp.name}).")
-    # every value is read as the text that was written (a ZIP code 02139 stays 02139)
-    qi = pd.read_csv(qp, dtype=str, keep_default_na=False)
-    st = pd.read_csv(sp, dtype=str, keep_default_na=False)
+    qi, st = _files.read(prefix)  # every value as the text that was written (a ZIP code 02139 stays 02139)
     out = Anatomy(qi, st, {"read_from": str(prefix)})
     _ = out.sensitive_column  # validates the sensitive table's columns
     for path, frame in ((qp, qi), (sp, st)):

@@ -7,6 +7,11 @@ The paper does not say how Mondrian is made ℓ-diverse; ktype fixes one precise
 exactly that rule (for any frequency ℓ), so the utility experiments and the
 reverse-engineering attack (:func:`ktype.attacks.transparent.attack` with
 ``"mondrian_ldiv"``) use the same algorithm.
+
+It is not ``mondrian`` with an ℓ-diversity model: the accept test is the same rule predicate
+(:mod:`ktype.algorithms._rules`), but the dimension order (value coordinates over the input's
+extents) and the cut (the lower median only) differ, and so do the releases on any table with two
+or more quasi-identifiers (docs/design/rules.md, "Mondrian"; benchmarks/results/mondrian_backends.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,182 @@
+"""CSV text as ktype writes it: spreadsheet-safe and with every line break quoted.
+
+* **Spreadsheet-safe CSV.** :func:`escape_csv_cells` neutralizes text cells a spreadsheet
+  would evaluate as a formula (OWASP "CSV injection"): a text value starting with ``=``,
+  ``+``, ``-``, ``@``, tab or carriage return, or with ``'`` itself, gets a leading ``'``;
+  numbers (``-5``, ``+1.5e3``) are left alone. :func:`unescape_csv_cells` reverses it.
+* **Line breaks are quoted.** A CSV cell (or column name) holding a character that some
+  CSV reader takes for the end of a row is written inside double quotes
+  (:func:`csv_text`): carriage return and line feed (pandas and Python's :mod:`csv` end a
+  row at a bare ``\\r``, which :meth:`pandas.DataFrame.to_csv` leaves unquoted) and the other
+  separators of :meth:`str.splitlines` (``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``,
+  ``\\u2028``, ``\\u2029``), which readers that split the text into lines first break on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import OutputError
+
+__all__ = ["csv_text", "escape_csv_cells", "unescape_csv_cells", "LINE_BREAKS"]
+
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def _escape_series(s: pd.Series) -> pd.Series:
+    """Judged once per distinct value (a release has few), then mapped back to the cells."""
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    uniq = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
+    is_text = uniq.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    if not is_text.any():
+        return s
+    txt = uniq[is_text].astype(str)
+    risky_u = np.zeros(len(uniq), dtype=bool)
+    risky_u[is_text] = (txt.str.startswith(_TRIGGERS) & ~txt.str.match(_NUMBER)).to_numpy(dtype=bool)
+    if not risky_u.any():
+        return s
+    risky = np.zeros(len(s), dtype=bool)
+    present = codes >= 0
+    risky[present] = risky_u[codes[present]]
+    out = s.astype(object).copy()
+    escaped = np.asarray(uniques, dtype=object).copy()
+    escaped[risky_u] = ["'" + str(v) for v in escaped[risky_u]]
+    out.iloc[np.flatnonzero(risky)] = escaped[codes[risky]]
+    return out
+
+
+def escape_csv_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """Neutralize text cells a spreadsheet would evaluate (OWASP CSV-injection rule).
+
+    A text cell starting with ``=``, ``+``, ``-``, ``@``, tab, carriage return, or ``'``
+    gets one leading ``'``, unless it is a plain number (``-5``, ``+1.5e3``). Numeric
+    columns are never touched. :func:`unescape_csv_cells` is the inverse.
+
+    >>> escape_csv_cells(pd.DataFrame({"a": ["=1+2", "-5", "@x", "ok"]}))["a"].tolist()
+    ["'=1+2", '-5', "'@x", 'ok']
+    """
+    cols = {}
+    for c in df.columns:
+        s = df[c]
+        cols[c] = _escape_series(s) if s.dtype == object or pd.api.types.is_string_dtype(s) else s
+    return pd.DataFrame(cols, index=df.index)
+
+
+def unescape_csv_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """Undo :func:`escape_csv_cells` on a table read back from a CSV release."""
+    cols = {}
+    for c in df.columns:
+        s = df[c]
+        if s.dtype == object or pd.api.types.is_string_dtype(s):
+            is_text = s.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+            esc = np.zeros(len(s), dtype=bool)
+            if is_text.any():
+                txt = s[is_text].astype(str)
+                esc[is_text] = (txt.str.startswith("'") & txt.str[1:2].isin(list(_TRIGGERS))).to_numpy()
+            if esc.any():
+                s = s.astype(object).copy()
+                s[esc] = s[esc].str[1:]
+        cols[c] = s
+    return pd.DataFrame(cols, index=df.index)
+
+
+#: characters some CSV reader ends a row at: ``\r`` and ``\n`` (pandas, Python's csv module)
+#: and the other line separators of ``str.splitlines``; a cell holding one is always quoted
+LINE_BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAK_CLASS = "[" + "".join(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" for ch in LINE_BREAKS) + "]"
+#: letters a quoting placeholder is made of (never quoted by the csv writer, never in a number)
+_NONCE_LETTERS = "ghijklmnopqrstuvwxyz"
+
+
+def _is_textual(s: pd.Series) -> bool:
+    return s.dtype == object or pd.api.types.is_string_dtype(s) or isinstance(s.dtype, pd.CategoricalDtype)
+
+
+def _line_break_cells(s: pd.Series) -> np.ndarray:
+    """Which cells of ``s`` hold a line-break character (vectorized; False for missing values)."""
+    if not _is_textual(s):
+        return np.zeros(len(s), dtype=bool)
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)  # judged once per distinct value
+    hit = pd.Series(np.asarray(uniques, dtype=object), dtype=object).astype(str).str.contains(
+        _LINE_BREAK_CLASS, regex=True).to_numpy(dtype=bool)
+    out = np.zeros(len(s), dtype=bool)
+    present = codes >= 0
+    out[present] = hit[codes[present]]
+    return out
+
+
+def _quoted(values: pd.Series) -> np.ndarray:
+    """``"..."`` with inner quotes doubled (RFC 4180), as an object array."""
+    return ('"' + values.astype(object).astype(str).str.replace('"', '""', regex=False) + '"').to_numpy(dtype=object)
+
+
+def _nonce(sep: str, table: pd.DataFrame, names: list[str]) -> str:
+    """A random word of letters found in no cell or column name (a placeholder for quoting)."""
+    letters = "".join(ch for ch in _NONCE_LETTERS if ch != sep)
+    for _ in range(8):
+        word = "".join(letters[b % len(letters)] for b in os.urandom(24))
+        clash = any(word in n for n in names) or any(
+            bool(table[c].astype(object).astype(str).str.contains(word, regex=False).any())
+            for c in table.columns if _is_textual(table[c])
+        )
+        if not clash:
+            return word
+    raise OutputError("Cannot find a quoting placeholder absent from the table; this should not happen.")  # pragma: no cover
+
+
+def _to_csv(table: pd.DataFrame, sep: str, header: bool = True) -> str:
+    """``table.to_csv(index=False)``, except that a cell or column name holding a line-break
+    character (:data:`LINE_BREAKS`) is always quoted.
+
+    pandas (through Python's csv writer) quotes a cell holding the delimiter, a quote or
+    ``\\n``, but not a bare ``\\r`` or the other line separators: such a cell would then end
+    the row for pandas, the csv module or a reader that splits lines first. The cells
+    concerned are swapped for a random placeholder word, the table is written by pandas,
+    and the placeholders (in row-major order, header first) are replaced by the quoted
+    cells: a table without such cells is written byte for byte as pandas writes it.
+    """
+    names = [str(c) for c in table.columns]
+    head = np.zeros(len(names), dtype=bool)
+    if header:
+        head = pd.Series(names, dtype=object).str.contains(_LINE_BREAK_CLASS, regex=True).to_numpy(dtype=bool)
+    cells = np.column_stack([_line_break_cells(table.iloc[:, j]) for j in range(table.shape[1])]) if table.shape[1] \
+        else np.zeros((len(table), 0), dtype=bool)
+    if not head.any() and not cells.any():
+        return table.to_csv(index=False, sep=sep, header=header)
+    word = _nonce(sep, table, names)
+    swapped = table.copy()
+    pieces = [_quoted(pd.Series(names, dtype=object)[head])]
+    rows, cols = np.nonzero(cells)  # row-major: the order the placeholders appear in the text
+    values = np.empty(len(rows), dtype=object)
+    for j in np.unique(cols):  # a loop over the columns concerned, not over rows
+        col = table.iloc[:, j]
+        mask = cells[:, j]
+        values[cols == j] = _quoted(col[mask])  # both in increasing row order
+        new = col.astype(object).copy()
+        new[mask] = word
+        swapped.isetitem(int(j), new)
+    pieces.append(values)
+    if head.any():
+        swapped.columns = [word if h else n for n, h in zip(names, head)]
+    text = swapped.to_csv(index=False, sep=sep, header=header)
+    parts = text.split(word)
+    fills = np.concatenate(pieces)
+    if len(parts) != len(fills) + 1:  # pragma: no cover - the placeholder is quoted or mangled
+        raise OutputError(f"Quoting line breaks failed ({len(parts) - 1} placeholders for {len(fills)} cells).")
+    joined = np.empty(2 * len(fills) + 1, dtype=object)
+    joined[0::2] = parts
+    joined[1::2] = fills
+    return "".join(joined)
+
+
+def csv_text(df: pd.DataFrame, *, sep: str = ",", csv_escape: bool = True, header: bool = True) -> str:
+    """The exact text :func:`write_table` writes for ``df`` as CSV (UTF-8 on disk;
+    formula-escaped unless ``csv_escape=False``; cells holding a line break quoted), e.g. to
+    record its checksum."""
+    table = escape_csv_cells(df) if csv_escape else df
+    return _to_csv(table, sep, header)
