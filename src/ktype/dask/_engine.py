@@ -217,10 +217,13 @@ class DaskEngine:
         partition, every tuple of one ``keys`` value (a class) in one partition."""
         by = list(by)
         nparts = max(1, frame.npartitions)
-        g = self._sizes(frame, by, nparts).to_frame(COUNT).reset_index()
-        if list(keys) != by:
-            g = g.shuffle(on=list(keys), npartitions=nparts, shuffle_method=self.shuffle_method)
-        g = self._persist(g)
+        # each partition's tuples counted where they are, one shuffle by class, the counts of a
+        # tuple from different partitions added up: one shuffle (a split-out group-by followed by
+        # a shuffle by class moved the data twice)
+        local, total = _CountBy(by), _CountBy(by, COUNT)
+        g = frame.map_partitions(local, meta=local(frame._meta))
+        g = g.shuffle(on=list(keys), npartitions=nparts, shuffle_method=self.shuffle_method)
+        g = self._persist(g.map_partitions(total, meta=total(g._meta)))
         for part in g.to_delayed():
             yield self._compute(part)[0]
 
@@ -291,6 +294,19 @@ def shown_progress(scheduler: Any, enabled: bool, out: Any = None) -> Iterator[N
     print(f"ktype: Dask is running the job; its dashboard: {link or '(none: the scheduler runs without one)'}",
           file=stream, flush=True)
     yield
+
+
+class _CountBy:
+    """Partition -> its distinct tuples of ``by`` with their number of rows, or with the sum of
+    the column ``weights`` (column :data:`COUNT`, int64). Picklable."""
+
+    def __init__(self, by: Sequence[str], weights: str | None = None) -> None:
+        self.by, self.weights = list(by), weights
+
+    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
+        grouped = part.groupby(self.by, sort=False)
+        sizes = grouped.size() if self.weights is None else grouped[self.weights].sum()
+        return sizes.astype("int64").rename(COUNT).reset_index()
 
 
 def _class_stats(values: Sequence[Any]) -> dict[str, int]:
