@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("dask.dataframe")
 
-from ktype.dask._table import SUP, _CellTriples, _ClassKeys, _key_chunks, hicol, locol, scol, xcol  # noqa: E402
+from ktype.dask._keys import SUP, _CellTriples, _ClassKeys, _key_chunks, hicol, locol, scol, xcol  # noqa: E402
 
 
 @st.composite

@@ -29,29 +29,9 @@ from ..exceptions import DataError, InvalidParameterError, UnsupportedModelError
 from ..models._base import ClassModel, PrivacyModel
 from ..plan import qi_labels
 from ._engine import COUNT, DaskEngine
+from ._keys import FORCED, SUP, _CellTriples, _ClassKeys, hicol, locol, scol, xcol
 
 __all__ = ["FORCED", "without_forced", "DaskTable", "DaskRelease", "from_dask", "check", "measures", "class_size_stats", "ModelSummary"]
-
-SUP = "__sup"
-#: True for the records a ``suppress`` missing-value policy removes from every release
-FORCED = "__forced"
-
-
-def xcol(j: int) -> str:
-    return f"__x{j}"
-
-
-def locol(j: int) -> str:
-    return f"__lo{j}"
-
-
-def hicol(j: int) -> str:
-    return f"__hi{j}"
-
-
-def scol(i: int) -> str:
-    return f"__s{i}"
-
 
 @dataclass
 class DaskTable:
@@ -478,21 +458,6 @@ def check(release: DaskTable | DaskRelease, models: PrivacyModel | Sequence[Priv
     return class_summaries(t.engine, keyed, keys, codes, ms, t.proxy, rel.n_suppressed)
 
 
-def _key_chunks(sizes: Sequence[int]) -> list[list[int]]:
-    """QI indices grouped so that each group's cells pack into one int64: the product of
-    ``size**2`` over a group stays below 2**62 (a cell is a pair of leaf ranks)."""
-    chunks: list[list[int]] = [[]]
-    prod = 1
-    for j, size in enumerate(sizes):
-        w = int(size) * int(size)
-        if chunks[-1] and prod * w >= 2**62:
-            chunks.append([])
-            prod = 1
-        chunks[-1].append(j)
-        prod *= w
-    return chunks
-
-
 def class_keys(release: DaskRelease, *, sensitive: bool = False) -> tuple[Any, list[str]]:
     """The published rows of ``release`` (suppressed rows left out) as a narrow frame of class
     keys: the cells ``(lo, hi)`` of every QI packed into a few int64 columns ``__k{c}`` (mixed
@@ -503,29 +468,6 @@ def class_keys(release: DaskRelease, *, sensitive: bool = False) -> tuple[Any, l
     fn = _ClassKeys([h.size for h in t.proxy.hierarchies], len(t.proxy.sensitive) if sensitive else 0)
     frame = t.engine.map_partitions(release.frame, fn, meta=fn(release.frame._meta))
     return frame, [f"__k{c}" for c in range(len(fn.chunks))]
-
-
-class _ClassKeys:
-    """Partition of a release -> class keys and sensitive codes of its published rows (picklable)."""
-
-    def __init__(self, sizes: Sequence[int], n_sensitive: int) -> None:
-        self.sizes = [int(v) for v in sizes]
-        self.chunks = _key_chunks(self.sizes)
-        self.n_sensitive = n_sensitive
-
-    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
-        keep = ~part[SUP].to_numpy(bool)
-        out: dict[str, np.ndarray] = {}
-        for c, chunk in enumerate(self.chunks):
-            key = np.zeros(int(keep.sum()), dtype=np.int64)
-            for j in chunk:
-                size = self.sizes[j]
-                key *= size * size
-                key += part[locol(j)].to_numpy(np.int64)[keep] * size + part[hicol(j)].to_numpy(np.int64)[keep]
-            out[f"__k{c}"] = key
-        for i in range(self.n_sensitive):
-            out[scol(i)] = part[scol(i)].to_numpy(np.int32)[keep]
-        return pd.DataFrame(out)
 
 
 # ---------------------------------------------------------------------------------- measures
@@ -594,31 +536,6 @@ def measures(release: DaskTable | DaskRelease, names: Sequence[str] = ("loss_met
                 raise InvalidParameterError("average_class_size needs k=...")
             out["average_class_size"] = float(n - rel.n_suppressed) / st["classes"] / k if st["classes"] else float("inf")
     return {nm: out[nm] for nm in names}
-
-
-class _CellTriples:
-    """Partition of a release -> one int64 column ``__t{j}`` per QI packing the triple
-    (leaf rank, lo, hi) of every row (suppressed rows included: their cell is the whole
-    domain), ``(x * size + lo) * size + hi``; :meth:`unpack` inverts it. A hierarchy has
-    fewer than 2**21 leaves here (``size**3 < 2**63``); :func:`measures` refuses more."""
-
-    def __init__(self, sizes: Sequence[int]) -> None:
-        self.sizes = [int(v) for v in sizes]
-        big = [v for v in self.sizes if v >= 2**21]
-        if big:
-            raise InvalidParameterError(
-                f"ktype.dask measures take hierarchies of fewer than 2,097,152 leaves; one has {big[0]:,}.")
-
-    def __call__(self, part: pd.DataFrame) -> pd.DataFrame:
-        out = {}
-        for j, size in enumerate(self.sizes):
-            x = part[xcol(j)].to_numpy(np.int64)
-            out[f"__t{j}"] = (x * size + part[locol(j)].to_numpy(np.int64)) * size + part[hicol(j)].to_numpy(np.int64)
-        return pd.DataFrame(out, index=part.index)
-
-    def unpack(self, j: int, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        size = self.sizes[j]
-        return t // (size * size), (t // size) % size, t % size
 
 
 def class_size_stats(release: DaskTable | DaskRelease) -> dict[str, Any]:
