@@ -136,7 +136,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "audit": (
         ["src/ktype/audit.py"],
         [T + "test_trust_audit.py", T + "test_audit_untrusted.py", T + "test_forgeries.py", T + "test_file_verified.py",
-         T + "test_audit_hall.py"],
+         T + "test_audit_hall.py", T + "test_audit_oracle.py",
+         T + "test_progress.py::test_freeform_and_its_audit_report_their_stages"],
     ),
     "registry": (
         ["src/ktype/algorithms/_registry.py", "src/ktype/checking.py"],
