@@ -149,7 +149,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/risk/individual.py", "src/ktype/risk/reidentification.py", "src/ktype/risk/report.py",
          "src/ktype/risk/suda.py", "src/ktype/risk/uniqueness.py"],
         [T + "test_risk.py", T + "test_risk_individual.py", T + "test_risk_reid.py", T + "test_risk_suda.py",
-         T + "test_risk_uniqueness.py", T + "test_risk_drivers_hints.py"],
+         T + "test_risk_uniqueness.py", T + "test_risk_drivers_hints.py", T + "test_risk_oracle.py"],
     ),
     "attacks": (
         ["src/ktype/attacks/linking.py", "src/ktype/attacks/matching.py", "src/ktype/attacks/transparent.py",
