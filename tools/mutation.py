@@ -536,7 +536,7 @@ def run_all(size: int, batch: int, reuse: bool, groups: list[str]) -> None:
 def report() -> str:
     eq = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
     equivalent = {m: r for section in eq.values() for m, r in section.items()}
-    rows, open_ = [], []
+    rows, open_, groups = [], [], []
     for path in _result_files():
         for m in json.loads(path.read_text())["verdicts"]:
             if m.startswith(IMPORT_TIME):
@@ -564,6 +564,7 @@ def report() -> str:
             else:
                 c["other"] += 1
                 open_.append(m)
+        g = {"mutants": 0, "killed": 0, "equivalent": 0, "open": 0, "population": 0.0}
         for mod, c in sorted(by_mod.items()):
             denom = c["mutants"] - c["equivalent"]
             if not c["mutants"]:
@@ -575,14 +576,28 @@ def report() -> str:
             size = f"{ran} of {smp[0]}" if smp and ran < smp[0] else "all"
             total = smp[0] if smp else ran
             lo, hi = interval(c["killed"], denom, total * denom / ran)
+            g["mutants"] += ran
+            g["killed"] += c["killed"]
+            g["equivalent"] += c["equivalent"]
+            g["open"] += c["survived"] + c["no tests"] + c["other"]
+            g["population"] += total * denom / ran
             rows.append(f"| `{mod}` | {size} | {c['mutants']} | {c['killed']} | {c['equivalent']} | "
                         f"{c['survived']} | {c['no tests'] + c['other']} | **{score:.1f} %** | "
                         f"{lo:.0f}–{hi:.0f} % | `{data['commit'][:9]}`{'+' if data['dirty'] else ''} | "
                         f"{_load(data)} |")
+        if g["mutants"]:
+            denom = g["mutants"] - g["equivalent"]
+            lo, hi = interval(g["killed"], denom, g["population"])
+            score = 100.0 * g["killed"] / denom if denom else 100.0
+            groups.append(f"| `{path.stem.removeprefix('mutation_')}` | {g['mutants']} | {g['killed']} | "
+                          f"{g['equivalent']} | {g['open']} | **{score:.1f} %** | {lo:.0f}–{hi:.0f} % |")
     head = ("| module | mutants run | mutants | killed | equivalent | survived | no tests / other | "
             "score (killed / non-equivalent) | 95 % interval | commit | load |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|\n")
-    text = head + "\n".join(rows) + "\n"
+    text = ("Per group (the modules' samples pooled; the interval is Wilson's with the finite-population "
+            "correction):\n\n| group | mutants sampled | killed | equivalent | open | score | 95 % interval |\n"
+            "|---|---|---|---|---|---|---|\n" + "\n".join(groups) + "\n\nPer module:\n\n")
+    text += head + "\n".join(rows) + "\n"
     measured = {p.stem.removeprefix("mutation_") for p in _result_files()}
     missing = [g for g in GROUPS if g not in measured]
     if missing:
