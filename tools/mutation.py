@@ -167,7 +167,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/algorithms/freeform/_prep.py", "src/ktype/algorithms/freeform/baselines.py",
          "src/ktype/algorithms/freeform/heuristics.py", "src/ktype/algorithms/freeform/mip.py",
          "src/ktype/freeform_release.py"],
-        [T + "test_freeform.py", T + "test_freeform_kfactor.py", T + "test_freeform_marginal.py"],
+        [T + "test_freeform.py", T + "test_freeform_kfactor.py", T + "test_freeform_marginal.py", T + "test_freeform_oracle.py"],
     ),
     "transparent": (
         ["src/ktype/algorithms/transparent/__init__.py", "src/ktype/algorithms/transparent/_common.py",
