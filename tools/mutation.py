@@ -227,6 +227,7 @@ def _section(files: list[str], tests: list[str]) -> str:
     return ("[tool.mutmut]\n"
             'source_paths = ["src/"]\n'
             f"only_mutate = {arr(files)}\n"
+            'also_copy = ["data/", "experiments/"]\n'
             f"pytest_add_cli_args = {arr(PYTEST_ARGS)}\n"
             f"pytest_add_cli_args_test_selection = {arr(tests)}\n"
             # a mutant that loops forever (e.g. a binary search whose bound never moves) runs
@@ -381,7 +382,8 @@ def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse:
         if work.exists():
             shutil.rmtree(work)
         work.mkdir(parents=True)
-        for part in ("src", "tests", "data"):  # mutmut copies tests/ from here into mutants/
+        # mutmut copies tests/ (and also_copy: data/, experiments/, which some tests read) into mutants/
+        for part in ("src", "tests", "data", "experiments"):
             shutil.copytree(ROOT / part, work / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         for pattern in files:
             for path in work.glob(pattern):
