@@ -443,7 +443,9 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
     """Run the given test files against each open mutant of a group's scratch copy, one pytest
     process per mutant (mutmut's own switch: ``MUTANT_UNDER_TEST``), without regenerating
     the mutants or the test map; the test files are copied in first. A failing run (exit 1)
-    is a kill, merged into the stored verdicts; a passing one leaves the mutant open."""
+    is a kill, merged into the stored verdicts; a passing one leaves the mutant open; a run
+    longer than ``$KTYPE_MUTMUT_VERIFY_TIMEOUT`` seconds (900) is stopped and counts as a
+    timeout (killed, as mutmut counts a looping mutant)."""
     work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
     for t in tests:
         f = t.split("::")[0]
@@ -455,13 +457,18 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
                PYTHONPATH=os.pathsep.join(x for x in (str(work / "mutants" / "src"), os.environ.get("PYTHONPATH")) if x))
     found: dict[str, str] = {}
     only = [x for x in os.environ.get("KTYPE_MUTMUT_ONLY", "").split(",") if x]
+    limit = float(os.environ.get("KTYPE_MUTMUT_VERIFY_TIMEOUT", "900"))  # seconds per mutant
     for m in open_mutants(name):
         if only and not any(x in m for x in only):
             continue
         env["MUTANT_UNDER_TEST"] = m
-        rc = subprocess.run(["nice", "-n", NICE, sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
-                            cwd=work / "mutants", env=env, capture_output=True).returncode
-        found[m] = "killed" if rc == 1 else "crash" if rc in CRASH else "survived" if rc == 0 else f"error {rc}"
+        try:
+            rc = subprocess.run(["nice", "-n", NICE, sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
+                                cwd=work / "mutants", env=env, capture_output=True, timeout=limit).returncode
+        except subprocess.TimeoutExpired:  # the mutant loops (pytest-timeout is off here, as in mutmut's runs)
+            found[m] = "timeout"
+        else:
+            found[m] = "killed" if rc == 1 else "crash" if rc in CRASH else "survived" if rc == 0 else f"error {rc}"
         print(m, found[m], flush=True)
         if found[m] in KILLED:
             data["verdicts"][m] = found[m]
