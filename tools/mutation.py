@@ -174,7 +174,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/algorithms/transparent/anatomy.py", "src/ktype/algorithms/transparent/mask.py",
          "src/ktype/algorithms/transparent/mondrian_ldiv.py"],
         [T + "test_transparent.py", T + "test_transparent_oracle.py", T + "test_transparent_baselines.py",
-         T + "test_anatomy_audit.py", T + "test_transparent_input_order.py"],
+         T + "test_anatomy_audit.py", T + "test_transparent_input_order.py", T + "test_transparent_parts_oracle.py"],
     ),
     "local": (
         ["src/ktype/algorithms/local/_core.py", "src/ktype/algorithms/local/_matching.py",
