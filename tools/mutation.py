@@ -445,7 +445,9 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
     the mutants or the test map; the test files are copied in first. A failing run (exit 1)
     is a kill, merged into the stored verdicts; a passing one leaves the mutant open; a run
     longer than ``$KTYPE_MUTMUT_VERIFY_TIMEOUT`` seconds (900) is stopped and counts as a
-    timeout (killed, as mutmut counts a looping mutant)."""
+    timeout (killed, as mutmut counts a looping mutant). With
+    ``KTYPE_MUTMUT_RECHECK_TIMEOUTS=1`` mutmut's timeouts are re-taken the same way (a passing
+    run makes the mutant a survivor); ``=only`` re-takes them and nothing else."""
     work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
     for t in tests:
         f = t.split("::")[0]
@@ -458,7 +460,15 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     only = [x for x in os.environ.get("KTYPE_MUTMUT_ONLY", "").split(",") if x]
     limit = float(os.environ.get("KTYPE_MUTMUT_VERIFY_TIMEOUT", "900"))  # seconds per mutant
-    for m in open_mutants(name):
+    todo = open_mutants(name)
+    # a mutmut "timeout" is a CPU limit of a few times the selected tests' own time; a forked
+    # child that must first compile numba kernels (their disk cache misses in the scratch copy)
+    # can pass it without looping, so these verdicts are re-taken one pytest per mutant
+    recheck = os.environ.get("KTYPE_MUTMUT_RECHECK_TIMEOUTS") in ("1", "only")
+    if recheck:
+        todo = [] if os.environ["KTYPE_MUTMUT_RECHECK_TIMEOUTS"] == "only" else todo
+        todo += [m for m, v in data["verdicts"].items() if v == "timeout"]
+    for m in todo:
         if only and not any(x in m for x in only):
             continue
         env["MUTANT_UNDER_TEST"] = m
@@ -470,7 +480,7 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
         else:
             found[m] = "killed" if rc == 1 else "crash" if rc in CRASH else "survived" if rc == 0 else f"error {rc}"
         print(m, found[m], flush=True)
-        if found[m] in KILLED:
+        if found[m] in KILLED or (recheck and data["verdicts"][m] == "timeout" and found[m] == "survived"):
             data["verdicts"][m] = found[m]
     data.setdefault("verified", []).append({"tests": tests, "commit": _git("rev-parse", "HEAD"),
                                             "load": os.getloadavg(), "results": found})
