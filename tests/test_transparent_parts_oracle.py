@@ -35,7 +35,6 @@ def _widths(values: np.ndarray, ext: np.ndarray) -> np.ndarray:
     return np.where(ext > 0, (values.max(axis=0) - values.min(axis=0)) / np.where(ext > 0, ext, 1), 0.0)
 
 
-@pytest.mark.timeout(60)
 @pytest.mark.parametrize("scale", [1, 10**7])
 def test_perimeter_coordinates_give_the_normalized_width(scale):
     """Small extents: exact integers; extents whose product passes 2^62: floats."""
@@ -57,7 +56,6 @@ def test_perimeter_coordinates_give_the_normalized_width(scale):
         np.testing.assert_allclose(got, _widths(values[rows], ext) * prod, rtol=1e-12)
 
 
-@pytest.mark.timeout(120)
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(st.integers(0, 6), min_size=1, max_size=7), st.integers(1, 12), st.integers(-1, 8))
 def test_capped_counts_fill_the_group_under_the_cap(pooled, size, cap):
@@ -76,7 +74,6 @@ def test_capped_counts_fill_the_group_under_the_cap(pooled, size, cap):
     assert (got >= np.minimum(pooled * size // tot, cap)).all()
 
 
-@pytest.mark.timeout(120)
 @pytest.mark.parametrize("seed", range(3))
 def test_l_diverse_mondrian_on_a_tree_publishes_nodes_of_diverse_groups(seed):
     rng = np.random.default_rng(seed)
@@ -95,7 +92,6 @@ def test_l_diverse_mondrian_on_a_tree_publishes_nodes_of_diverse_groups(seed):
         assert max(Counter(values).values()) * 2 <= len(values)
 
 
-@pytest.mark.timeout(60)
 @pytest.mark.parametrize("name", ["tailor", "ace", "hybrid", None])
 def test_an_ineligible_table_is_refused_naming_the_value_and_its_count(name):
     """Through the registry (the model's validation) and through the algorithms' shared
@@ -109,7 +105,6 @@ def test_an_ineligible_table_is_refused_naming_the_value_and_its_count(name):
             run(name, ds, TransparentLDiversity(2), rng=0)
 
 
-@pytest.mark.timeout(120)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_mask_publishes_diverse_groups_of_the_original_sizes(seed):
     """Tables where some group that is not ℓ-diverse has no diverse group of its size, so Mask
@@ -124,13 +119,23 @@ def test_mask_publishes_diverse_groups_of_the_original_sizes(seed):
     assert len(pub) == n
     for _, values in pub.groupby("age")["s"]:
         assert max(Counter(values).values()) * 2 <= len(values), list(values)
+    # the provenance counts the groups whose values were changed and the values changed, as a
+    # recount from the original records behind each published box says
+    orig = ds.data["s"].to_numpy()[rel.source]
+    changed, moved = 0, 0
+    for label in pub["age"].unique():
+        rows = np.flatnonzero(pub["age"].to_numpy() == label)
+        before, after = Counter(orig[rows]), Counter(pub["s"].to_numpy()[rows])
+        changed += before != after
+        moved += sum((before - after).values())
+    assert rel.provenance["modified_groups"] == changed >= 1
+    assert rel.provenance["altered_values"] == moved
     # the groups are Mondrian's on the ages: each published box holds as many rows as records it covers
     for label, size in pub["age"].value_counts().items():
         lo, hi = (int(x) for x in str(label).strip("[]").split("-")) if "-" in str(label) else (int(label),) * 2
         assert size == int(((df["age"] >= lo) & (df["age"] <= hi)).sum())
 
 
-@pytest.mark.timeout(120)
 def test_the_anatomy_split_check_gives_the_solver_only_options_it_knows():
     """Duplicate QI rows spread over two groups: the split check solves an integer program
     (HiGHS), whose options must all be ones the solver accepts (an unknown one, such as a
