@@ -136,7 +136,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "audit": (
         ["src/ktype/audit.py"],
         [T + "test_trust_audit.py", T + "test_audit_untrusted.py", T + "test_forgeries.py", T + "test_file_verified.py",
-         T + "test_audit_hall.py"],
+         T + "test_audit_hall.py", T + "test_audit_oracle.py",
+         T + "test_progress.py::test_freeform_and_its_audit_report_their_stages"],
     ),
     "registry": (
         ["src/ktype/algorithms/_registry.py", "src/ktype/checking.py"],
@@ -148,7 +149,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/risk/individual.py", "src/ktype/risk/reidentification.py", "src/ktype/risk/report.py",
          "src/ktype/risk/suda.py", "src/ktype/risk/uniqueness.py"],
         [T + "test_risk.py", T + "test_risk_individual.py", T + "test_risk_reid.py", T + "test_risk_suda.py",
-         T + "test_risk_uniqueness.py", T + "test_risk_drivers_hints.py"],
+         T + "test_risk_uniqueness.py", T + "test_risk_drivers_hints.py", T + "test_risk_oracle.py"],
     ),
     "attacks": (
         ["src/ktype/attacks/linking.py", "src/ktype/attacks/matching.py", "src/ktype/attacks/transparent.py",
@@ -166,14 +167,14 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/algorithms/freeform/_prep.py", "src/ktype/algorithms/freeform/baselines.py",
          "src/ktype/algorithms/freeform/heuristics.py", "src/ktype/algorithms/freeform/mip.py",
          "src/ktype/freeform_release.py"],
-        [T + "test_freeform.py", T + "test_freeform_kfactor.py", T + "test_freeform_marginal.py"],
+        [T + "test_freeform.py", T + "test_freeform_kfactor.py", T + "test_freeform_marginal.py", T + "test_freeform_oracle.py"],
     ),
     "transparent": (
         ["src/ktype/algorithms/transparent/__init__.py", "src/ktype/algorithms/transparent/_common.py",
          "src/ktype/algorithms/transparent/anatomy.py", "src/ktype/algorithms/transparent/mask.py",
          "src/ktype/algorithms/transparent/mondrian_ldiv.py"],
         [T + "test_transparent.py", T + "test_transparent_oracle.py", T + "test_transparent_baselines.py",
-         T + "test_anatomy_audit.py", T + "test_transparent_input_order.py"],
+         T + "test_anatomy_audit.py", T + "test_transparent_input_order.py", T + "test_transparent_parts_oracle.py"],
     ),
     "local": (
         ["src/ktype/algorithms/local/_core.py", "src/ktype/algorithms/local/_matching.py",
@@ -226,6 +227,7 @@ def _section(files: list[str], tests: list[str]) -> str:
     return ("[tool.mutmut]\n"
             'source_paths = ["src/"]\n'
             f"only_mutate = {arr(files)}\n"
+            'also_copy = ["data/", "experiments/"]\n'
             f"pytest_add_cli_args = {arr(PYTEST_ARGS)}\n"
             f"pytest_add_cli_args_test_selection = {arr(tests)}\n"
             # a mutant that loops forever (e.g. a binary search whose bound never moves) runs
@@ -380,7 +382,8 @@ def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse:
         if work.exists():
             shutil.rmtree(work)
         work.mkdir(parents=True)
-        for part in ("src", "tests", "data"):  # mutmut copies tests/ from here into mutants/
+        # mutmut copies tests/ (and also_copy: data/, experiments/, which some tests read) into mutants/
+        for part in ("src", "tests", "data", "experiments"):
             shutil.copytree(ROOT / part, work / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         for pattern in files:
             for path in work.glob(pattern):
@@ -440,7 +443,11 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
     """Run the given test files against each open mutant of a group's scratch copy, one pytest
     process per mutant (mutmut's own switch: ``MUTANT_UNDER_TEST``), without regenerating
     the mutants or the test map; the test files are copied in first. A failing run (exit 1)
-    is a kill, merged into the stored verdicts; a passing one leaves the mutant open."""
+    is a kill, merged into the stored verdicts; a passing one leaves the mutant open; a run
+    longer than ``$KTYPE_MUTMUT_VERIFY_TIMEOUT`` seconds (900) is stopped and counts as a
+    timeout (killed, as mutmut counts a looping mutant). With
+    ``KTYPE_MUTMUT_RECHECK_TIMEOUTS=1`` mutmut's timeouts are re-taken the same way (a passing
+    run makes the mutant a survivor); ``=only`` re-takes them and nothing else."""
     work = Path(os.environ.get("KTYPE_MUTMUT_DIR", "/tmp/ktype-mutmut")) / name
     for t in tests:
         f = t.split("::")[0]
@@ -452,15 +459,28 @@ def verify(name: str, tests: list[str]) -> dict[str, str]:
                PYTHONPATH=os.pathsep.join(x for x in (str(work / "mutants" / "src"), os.environ.get("PYTHONPATH")) if x))
     found: dict[str, str] = {}
     only = [x for x in os.environ.get("KTYPE_MUTMUT_ONLY", "").split(",") if x]
-    for m in open_mutants(name):
+    limit = float(os.environ.get("KTYPE_MUTMUT_VERIFY_TIMEOUT", "900"))  # seconds per mutant
+    todo = open_mutants(name)
+    # a mutmut "timeout" is a CPU limit of a few times the selected tests' own time; a forked
+    # child that must first compile numba kernels (their disk cache misses in the scratch copy)
+    # can pass it without looping, so these verdicts are re-taken one pytest per mutant
+    recheck = os.environ.get("KTYPE_MUTMUT_RECHECK_TIMEOUTS") in ("1", "only")
+    if recheck:
+        todo = [] if os.environ["KTYPE_MUTMUT_RECHECK_TIMEOUTS"] == "only" else todo
+        todo += [m for m, v in data["verdicts"].items() if v == "timeout"]
+    for m in todo:
         if only and not any(x in m for x in only):
             continue
         env["MUTANT_UNDER_TEST"] = m
-        rc = subprocess.run(["nice", "-n", NICE, sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
-                            cwd=work / "mutants", env=env, capture_output=True).returncode
-        found[m] = "killed" if rc == 1 else "crash" if rc in CRASH else "survived" if rc == 0 else f"error {rc}"
+        try:
+            rc = subprocess.run(["nice", "-n", NICE, sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
+                                cwd=work / "mutants", env=env, capture_output=True, timeout=limit).returncode
+        except subprocess.TimeoutExpired:  # the mutant loops (pytest-timeout is off here, as in mutmut's runs)
+            found[m] = "timeout"
+        else:
+            found[m] = "killed" if rc == 1 else "crash" if rc in CRASH else "survived" if rc == 0 else f"error {rc}"
         print(m, found[m], flush=True)
-        if found[m] in KILLED:
+        if found[m] in KILLED or (recheck and data["verdicts"][m] == "timeout" and found[m] == "survived"):
             data["verdicts"][m] = found[m]
     data.setdefault("verified", []).append({"tests": tests, "commit": _git("rev-parse", "HEAD"),
                                             "load": os.getloadavg(), "results": found})
@@ -535,7 +555,7 @@ def run_all(size: int, batch: int, reuse: bool, groups: list[str]) -> None:
 def report() -> str:
     eq = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
     equivalent = {m: r for section in eq.values() for m, r in section.items()}
-    rows, open_ = [], []
+    rows, open_, groups = [], [], []
     for path in _result_files():
         for m in json.loads(path.read_text())["verdicts"]:
             if m.startswith(IMPORT_TIME):
@@ -563,6 +583,7 @@ def report() -> str:
             else:
                 c["other"] += 1
                 open_.append(m)
+        g = {"mutants": 0, "killed": 0, "equivalent": 0, "open": 0, "population": 0.0}
         for mod, c in sorted(by_mod.items()):
             denom = c["mutants"] - c["equivalent"]
             if not c["mutants"]:
@@ -574,14 +595,28 @@ def report() -> str:
             size = f"{ran} of {smp[0]}" if smp and ran < smp[0] else "all"
             total = smp[0] if smp else ran
             lo, hi = interval(c["killed"], denom, total * denom / ran)
+            g["mutants"] += ran
+            g["killed"] += c["killed"]
+            g["equivalent"] += c["equivalent"]
+            g["open"] += c["survived"] + c["no tests"] + c["other"]
+            g["population"] += total * denom / ran
             rows.append(f"| `{mod}` | {size} | {c['mutants']} | {c['killed']} | {c['equivalent']} | "
                         f"{c['survived']} | {c['no tests'] + c['other']} | **{score:.1f} %** | "
                         f"{lo:.0f}–{hi:.0f} % | `{data['commit'][:9]}`{'+' if data['dirty'] else ''} | "
                         f"{_load(data)} |")
+        if g["mutants"]:
+            denom = g["mutants"] - g["equivalent"]
+            lo, hi = interval(g["killed"], denom, g["population"])
+            score = 100.0 * g["killed"] / denom if denom else 100.0
+            groups.append(f"| `{path.stem.removeprefix('mutation_')}` | {g['mutants']} | {g['killed']} | "
+                          f"{g['equivalent']} | {g['open']} | **{score:.1f} %** | {lo:.0f}–{hi:.0f} % |")
     head = ("| module | mutants run | mutants | killed | equivalent | survived | no tests / other | "
             "score (killed / non-equivalent) | 95 % interval | commit | load |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|\n")
-    text = head + "\n".join(rows) + "\n"
+    text = ("Per group (the modules' samples pooled; the interval is Wilson's with the finite-population "
+            "correction):\n\n| group | mutants sampled | killed | equivalent | open | score | 95 % interval |\n"
+            "|---|---|---|---|---|---|---|\n" + "\n".join(groups) + "\n\nPer module:\n\n")
+    text += head + "\n".join(rows) + "\n"
     measured = {p.stem.removeprefix("mutation_") for p in _result_files()}
     missing = [g for g in GROUPS if g not in measured]
     if missing:
