@@ -151,7 +151,7 @@ def make(n: int, kind: str, path: Path) -> dict:
         rel, models = freeform_release(ds), (FreeformKAnonymity(FREEFORM_K, graph_limit=0),)
     else:
         raise SystemExit(f"unknown kind {kind!r}; use one of {KINDS}")
-    rel.models = models
+    rel = rel.replace(models=models)
     t1 = time.perf_counter()
     rel.save(path)
     t2 = time.perf_counter()
