@@ -64,6 +64,11 @@ def write_census(path: Path, rows: int, partition_rows: int, seed: int) -> int:
     """CENSUS-schema Parquet dataset, one partition at a time (never whole in memory)."""
     from ktype.datasets.synthetic import census
 
+    manifest = path / "_census.json"
+    want = {"rows": rows, "partition_rows": partition_rows, "seed": seed}
+    if manifest.exists() and json.loads(manifest.read_text()).get("table") == want:
+        return len(list(path.glob("part-*.parquet")))  # the same table, written by an earlier run: reuse it
+    shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True, exist_ok=True)
     parts = 0
     for i, start in enumerate(range(0, rows, partition_rows)):
@@ -71,7 +76,16 @@ def write_census(path: Path, rows: int, partition_rows: int, seed: int) -> int:
         df = census(m, rng=seed + i)
         df.to_parquet(path / f"part-{i:05d}.parquet", index=False)
         parts += 1
+    manifest.write_text(json.dumps({"table": want, "partitions": parts}))
     return parts
+
+
+def peak_rss_gib(client: Any) -> list[float]:
+    """Peak resident memory of every worker process so far (``ru_maxrss``), GiB."""
+    import resource
+
+    peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return [round(v / 2**20, 2) for v in peaks.values()]  # Linux reports KiB
 
 
 def timed(fn, repeat: int) -> tuple[float, Any]:
@@ -110,8 +124,13 @@ def distributed_rows(src: Path, qis: list[str], others: list[str], workers: int,
             row(f"flash k=10, {sup:.0%} suppression (search + node)", s, levels=rel.levels.tolist(),
                 suppressed=rel.n_suppressed, frequency_set_rows=rel.provenance["frequency_set_rows"],
                 loss_metric=meas["loss_metric"], measures_seconds=t2)
+            s, out = timed(lambda rel=rel: (kd.check(rel, KAnonymity(K)),
+                                            kd.measures(rel, ("loss_metric", "discernibility"))), args.repeat)
+            row(f"check k=10 + LM + DM of the {sup:.0%} release", s, satisfied=bool(out[0][0]),
+                loss_metric=out[1]["loss_metric"], dm=out[1]["discernibility"])
         if not args.skip_mondrian:
-            mrows = max(K * 100, table.n // max(1, 4 * workers))
+            # regions of at most --region-rows records: a region is anonymized in memory by one worker
+            mrows = max(K * 100, min(args.region_rows, table.n // max(1, 4 * workers)))
 
             def run_mondrian():
                 rel = kd.mondrian(table, KAnonymity(K), max_partition_rows=mrows)
@@ -120,10 +139,10 @@ def distributed_rows(src: Path, qis: list[str], others: list[str], workers: int,
 
             s, (rel, st) = timed(run_mondrian, args.repeat)
             row("mondrian k=10 (cuts + shuffle + per region) + class sizes", s, regions=rel.provenance["regions"],
-                classes=st["classes"], smallest=st["smallest"])
+                classes=st["classes"], smallest=st["smallest"], peak_rss_gib_per_worker=peak_rss_gib(client))
         s, rk = timed(lambda: kd.risk(table), args.repeat)
         row("risk (prosecutor, journalist, marketer) of the input", s, highest=rk["prosecutor"]["highest"],
-            sample_uniques=rk["sample_uniques"])
+            sample_uniques=rk["sample_uniques"], peak_rss_gib_per_worker=peak_rss_gib(client))
     return rows
 
 
@@ -177,6 +196,8 @@ def main() -> None:
     ap.add_argument("--skip-memory", action="store_true", help="no in-memory comparison (tables larger than RAM)")
     ap.add_argument("--max-memory-rows", type=int, default=5_000_000)
     ap.add_argument("--skip-mondrian", action="store_true")
+    ap.add_argument("--region-rows", type=int, default=2_000_000,
+                    help="Mondrian: most records of a region handed to one worker (its memory bounds this)")
     ap.add_argument("--data-dir", type=Path, default=None, help="where to write the Parquet input (default: a temp dir)")
     ap.add_argument("--tag", default="", help="suffix of the result files (dask{tag}.json)")
     args = ap.parse_args()
