@@ -38,7 +38,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "risk": ("ktype.dask._risk", "risk"),
     "flash": ("ktype.dask._algorithms", "flash"),
     "mondrian": ("ktype.dask._algorithms", "mondrian"),
-    "write_release": ("ktype.dask._algorithms", "write_release"),
+    "write_release": ("ktype.dask._write", "write_release"),
     "anonymize": ("ktype.dask._algorithms", "anonymize"),
     "local_recoding": ("ktype.dask._local", "local_recoding"),
 }
@@ -63,7 +63,8 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562
 
 
 if TYPE_CHECKING:
-    from ._algorithms import anonymize, flash, mondrian, write_release
+    from ._algorithms import anonymize, flash, mondrian
     from ._local import local_recoding
     from ._risk import risk
     from ._table import DaskRelease, DaskTable, ModelSummary, check, class_size_stats, from_dask, measures
+    from ._write import write_release
