@@ -497,13 +497,13 @@ def measures(release: DaskTable | DaskRelease, names: Sequence[str] = ("loss_met
     out: dict[str, float] = {}
     cellwise = [nm for nm in names if nm in ("loss_metric", "ncp", "gcp", "non_uniform_entropy")]
     by_class = "discernibility" in names or "average_class_size" in names
-    fn = _CellTriples([h.size for h in ds.hierarchies])
     keyed, keys = class_keys(rel) if by_class else (None, [])
     # one computation: the cell triples of every column and the class sizes share each partition's read
+    fn = _CellTriples([h.size for h in ds.hierarchies]) if cellwise else None
     tris, stats = t.engine.group_counts_and_class_stats(
-        t.engine.map_partitions(rel.frame, fn, meta=fn(rel.frame._meta)),
-        [[f"__t{j}"] for j in range(r)] if cellwise else [], keyed, keys)
-    if cellwise:
+        rel.frame if fn is None else t.engine.map_partitions(rel.frame, fn, meta=fn(rel.frame._meta)),
+        [] if fn is None else [[f"__t{j}"] for j in range(r)], keyed, keys)
+    if fn is not None:
         totals = {"loss_metric": 0.0, "ncp": 0.0, "non_uniform_entropy": 0.0}
         for j in range(r):
             tri = tris[j]
