@@ -385,22 +385,13 @@ def cell_suppression(dataset: Dataset, models: tuple[PrivacyModel, ...], *, clus
     True
     """
     k = int(models[0].k)  # type: ignore[attr-defined]
-    n = dataset.n
     order = content_order(dataset)
     if clustering == "cycle_cover":
         return _cycle_cover_release(dataset, k, order)
     lab_sorted, g, weight, limit = forest_clusters(dataset.X[order], k)
-    label = np.empty(n, dtype=np.int64)
-    label[order] = lab_sorted
-    lo, hi, sup_cells = _suppress(dataset, label, g)
-    sizes = np.bincount(label, minlength=g)
-    prov = {
-        "objective": sup_cells,
-        "objective_measure": "suppressed_cells",
-        "cell_suppression": {"clusters": g, "largest_cluster": int(sizes.max()), "size_limit": limit,
-                             "forest_weight": weight, "bound": int(sizes.max()) * weight},
-    }
-    return Release.build(dataset, lo, hi, recoding="local", provenance=prov, classes=label)
+    return _clustered_release(dataset, _unsorted(lab_sorted, order), g, lambda sup_cells, largest: {
+        "clusters": g, "largest_cluster": largest, "size_limit": limit, "forest_weight": weight,
+        "bound": largest * weight})
 
 
 def _cycle_cover_release(dataset: Dataset, k: int, order: np.ndarray) -> Release:
@@ -416,17 +407,27 @@ def _cycle_cover_release(dataset: Dataset, k: int, order: np.ndarray) -> Release
         label, g, weight = np.arange(n, dtype=np.int64), n, 0
     else:
         lab_sorted, g, weight = cycle_cover_clusters(dataset.X[order])
-        label = np.empty(n, dtype=np.int64)
-        label[order] = lab_sorted
+        label = _unsorted(lab_sorted, order)
+    return _clustered_release(dataset, label, g, lambda sup_cells, largest: {
+        "method": "cycle_cover", "clusters": g, "largest_cluster": largest, "lower_bound": weight,
+        "certified_factor": sup_cells / weight if weight else 1.0})
+
+
+def _unsorted(lab_sorted: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Cluster labels of the records in input positions, from labels in ``order``."""
+    label = np.empty(len(order), dtype=np.int64)
+    label[order] = lab_sorted
+    return label
+
+
+def _clustered_release(dataset: Dataset, label: np.ndarray, g: int, info) -> Release:
+    """The release of clusters ``label`` (``g`` of them): every QI on which a cluster's records
+    disagree suppressed; ``info(suppressed_cells, largest_cluster)`` gives the method's
+    provenance entry."""
     lo, hi, sup_cells = _suppress(dataset, label, g)
-    sizes = np.bincount(label, minlength=g)
-    prov = {
-        "objective": sup_cells,
-        "objective_measure": "suppressed_cells",
-        "cell_suppression": {"method": "cycle_cover", "clusters": g, "largest_cluster": int(sizes.max()),
-                             "lower_bound": weight,
-                             "certified_factor": sup_cells / weight if weight else 1.0},
-    }
+    largest = int(np.bincount(label, minlength=g).max())
+    prov = {"objective": sup_cells, "objective_measure": "suppressed_cells",
+            "cell_suppression": info(sup_cells, largest)}
     return Release.build(dataset, lo, hi, recoding="local", provenance=prov, classes=label)
 
 
