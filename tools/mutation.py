@@ -189,10 +189,52 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/algorithms/microaggregation/__init__.py", "src/ktype/algorithms/tds.py"],
         [T + "test_rules.py", T + "test_cell_suppression.py", T + "test_microaggregation.py", T + "test_tds.py"],
     ),
+    "search_algorithms": (
+        ["src/ktype/algorithms/bottom_up.py", "src/ktype/algorithms/cut_search.py"],
+        [T + "test_bottom_up.py", T + "test_cut_search.py"],
+    ),
+    "models_rules": (
+        ["src/ktype/models/_rulespec.py", "src/ktype/models/views.py", "src/ktype/models/_names.py",
+         "src/ktype/models/microaggregation.py"],
+        [T + "test_rules.py", T + "test_views.py", T + "test_microaggregation.py", T + "test_vocabulary.py",
+         T + "test_models_oracle.py"],
+    ),
+    "io_formats": (
+        ["src/ktype/io/formats.py", "src/ktype/io/metadata.py", "src/ktype/io/parquet.py",
+         "src/ktype/io/partitioned.py", "src/ktype/io/anatomy.py"],
+        [T + "test_io_formats.py", T + "test_release_io_oracle.py", T + "test_file_verified.py", T + "test_trust_roundtrip.py",
+         T + "test_release.py"],
+    ),
+    "plan_grouping": (
+        ["src/ktype/plan.py", "src/ktype/_grouping.py", "src/ktype/algorithms/_hashtab.py",
+         "src/ktype/algorithms/_order.py", "src/ktype/algorithms/_catalog.py"],
+        [T + "test_plan.py", T + "test_grouping_runs.py", T + "test_hashtab.py"],
+    ),
+    "datasets": (
+        ["src/ktype/datasets/synthetic.py", "src/ktype/datasets/occsal.py", "src/ktype/testing/repo_data.py"],
+        [T + "test_dataset_synthetic.py", T + "test_occsal.py", T + "test_repo_data.py"],
+    ),
+    "infrastructure": (
+        ["src/ktype/_progress.py", "src/ktype/_jit.py", "src/ktype/_compile.py", "src/ktype/_lazy.py",
+         "src/ktype/exceptions.py", "src/ktype/measures/suppression.py"],
+        [T + "test_progress.py", T + "test_progress_risk.py", T + "test_compile.py", T + "test_jit_cache.py",
+         T + "test_imports.py", T + "test_vocabulary.py", T + "test_cell_suppression.py"],
+    ),
+    "dask": (
+        ["src/ktype/dask/_engine.py", "src/ktype/dask/_table.py", "src/ktype/dask/_algorithms.py",
+         "src/ktype/dask/_local.py", "src/ktype/dask/_keys.py", "src/ktype/dask/_meta.py", "src/ktype/dask/_risk.py",
+         "src/ktype/dask/_write.py", "src/ktype/dask/__init__.py"],
+        [T + "test_dask.py", T + "test_dask_keys.py", T + "test_dask_local_write.py", T + "test_dask_scale.py"],
+    ),
+    "app": (
+        ["src/ktype/app/_state.py", "src/ktype/app/_ui.py", "src/ktype/app/_worker.py"],
+        [T + "test_app_state.py", T + "test_app_page.py"],
+    ),
     "cli": (
         ["src/ktype/cli/_app.py", "src/ktype/cli/_options.py", "src/ktype/cli/_print.py", "src/ktype/cli/_reading.py",
          "src/ktype/cli/anatomy.py", "src/ktype/cli/anonymize.py", "src/ktype/cli/attack.py", "src/ktype/cli/check.py",
-         "src/ktype/cli/link.py", "src/ktype/cli/listing.py", "src/ktype/cli/report.py", "src/ktype/cli/risk.py"],
+         "src/ktype/cli/link.py", "src/ktype/cli/listing.py", "src/ktype/cli/report.py", "src/ktype/cli/risk.py",
+         "src/ktype/cli/__init__.py", "src/ktype/dask/_cli.py"],
         [T + "test_cli_contract.py", T + "test_cli_usability.py", T + "test_risk_cli.py", T + "test_transparent_cli.py"],
     ),
     "job_config": (
