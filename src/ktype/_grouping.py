@@ -8,7 +8,7 @@ import numpy as np
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["group_ids", "group_rows", "pack_keys", "lexsort_rows"]
+__all__ = ["group_ids", "group_rows", "pack_keys", "lexsort_rows", "sort_order"]
 
 _LIMIT = np.iinfo(np.int64).max
 
@@ -34,7 +34,7 @@ def pack_keys(columns: Sequence[np.ndarray]) -> list[np.ndarray]:
         else:
             if cur is not None:
                 keys.append(cur)
-            cur = c.astype(np.int64)
+            cur = np.asarray(c, dtype=np.int64)  # no copy when already int64 (never written to)
             span = radix
     if cur is not None:
         keys.append(cur)
@@ -44,6 +44,17 @@ def pack_keys(columns: Sequence[np.ndarray]) -> list[np.ndarray]:
 def lexsort_rows(columns: Sequence[np.ndarray]) -> np.ndarray:
     """Stable order of rows sorted lexicographically by ``columns`` (first column primary)."""
     keys = pack_keys(columns)
+    if len(keys) == 1:
+        return np.argsort(keys[0], kind="stable")
+    return np.lexsort(keys[::-1])
+
+
+def sort_order(columns: Sequence[np.ndarray]) -> np.ndarray | None:
+    """:func:`lexsort_rows`, or ``None`` when the rows are already in that order (an O(n)
+    check per packed key instead of a sort, and no gather for the caller)."""
+    keys = pack_keys(columns)
+    if not keys or _is_sorted(keys):
+        return None
     if len(keys) == 1:
         return np.argsort(keys[0], kind="stable")
     return np.lexsort(keys[::-1])
@@ -85,6 +96,8 @@ def _is_sorted(keys: Sequence[np.ndarray]) -> bool:
     n = len(keys[0])
     if n < 2:
         return True
+    if len(keys) == 1:
+        return bool((keys[0][1:] >= keys[0][:-1]).all())
     undecided = np.ones(n - 1, dtype=bool)
     for k in keys:
         d = np.sign(k[1:] - k[:-1])

