@@ -328,7 +328,34 @@ def verify_release(release: Release, models: Sequence[PrivacyModel], *, max_supp
         raise VerificationError(f"{algorithm} returned a release without its source mapping.")
     if len(release.source) != ds.n or not (np.bincount(release.source, minlength=ds.n) == 1).all():
         raise VerificationError(f"{algorithm} returned a release that does not cover each input row exactly once.")
-    X = ds.X[release.source]
+    compiled = _cells_pass_compiled(release) if len(release.lo) >= _COMPILED_MIN_ROWS else None
+    if compiled is not True:
+        _check_cells(release, algorithm)  # raises naming the column
+        if compiled is False:  # the compiled pass saw a bad cell the numpy form did not: fail closed
+            raise VerificationError(f"{algorithm} released a cell that does not cover its value or is not allowed.")
+    if max_suppression is not None:
+        limit = int(np.floor(max_suppression * ds.n + 1e-9))
+        if release.n_suppressed > limit:
+            raise VerificationError(
+                f"{algorithm} suppressed {release.n_suppressed} records, above the limit {limit} ({max_suppression:.2%})."
+            )
+    for m in models:
+        res = m.check(release)
+        if not res.satisfied:
+            raise VerificationError(f"{algorithm} produced a release that fails {res.model}: {res.summary}.")
+
+
+#: from this many rows on the cell checks run as one compiled pass (:mod:`._verify_kernels`)
+_COMPILED_MIN_ROWS = 1_000_000
+#: the compiled pass marks every possible interval of a column; beyond this many in all, numpy
+_SEEN_MAX = 1 << 24
+
+
+def _check_cells(release: Release, algorithm: str) -> None:
+    """Every cell covers its record's value; every unsuppressed cell is an allowed value (numpy)."""
+    ds = release.dataset
+    assert release.source is not None  # verify_release refused a release without it
+    X = ds.X.take(release.source, axis=0)
     covered = (release.lo <= X) & (X <= release.hi)
     if not covered.all():
         i, j = np.argwhere(~covered)[0]
@@ -341,16 +368,29 @@ def verify_release(release: Release, models: Sequence[PrivacyModel], *, max_supp
         hi_j = release.hi[:, j] if keep is None else release.hi[keep, j]
         if not _all_allowed(h, lo_j, hi_j):
             raise VerificationError(f"{algorithm} released a value of {h.name!r} that its hierarchy does not allow.")
-    if max_suppression is not None:
-        limit = int(np.floor(max_suppression * ds.n + 1e-9))
-        if release.n_suppressed > limit:
-            raise VerificationError(
-                f"{algorithm} suppressed {release.n_suppressed} records, above the limit {limit} ({max_suppression:.2%})."
-            )
-    for m in models:
-        res = m.check(release)
-        if not res.satisfied:
-            raise VerificationError(f"{algorithm} produced a release that fails {res.model}: {res.summary}.")
+
+
+def _cells_pass_compiled(release: Release) -> bool | None:
+    """The checks of :func:`_check_cells` in one compiled pass: True (all pass), False (a
+    cell fails) or None (a domain too large to mark every interval: use numpy)."""
+    ds = release.dataset
+    sizes = np.array([int(h.size) for h in ds.hierarchies], dtype=np.int64)
+    squares = sizes * sizes
+    if int(squares.sum()) > _SEEN_MAX:
+        return None
+    from ._verify_kernels import count_uncovered, mark_intervals
+
+    if count_uncovered(np.ascontiguousarray(ds.X, dtype=np.int32), release.source, release.lo, release.hi):
+        return False
+    offsets = np.concatenate(([0], np.cumsum(squares)[:-1])).astype(np.int64)
+    seen = np.zeros(int(squares.sum()), dtype=np.uint8)
+    if mark_intervals(release.lo, release.hi, release.suppressed, sizes, offsets, seen):
+        return False
+    for j, h in enumerate(ds.hierarchies):
+        present = np.flatnonzero(seen[offsets[j]:offsets[j] + squares[j]])
+        if not h.is_allowed(present // sizes[j], present % sizes[j]).all():
+            return False
+    return True
 
 
 def _all_allowed(h: Any, lo: np.ndarray, hi: np.ndarray) -> bool:
