@@ -147,7 +147,7 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     else:
         tables = _hierarchy_tables(dataset)
         with threads(None if n >= _PARALLEL_MIN_ROWS else 1):  # small tables: no thread start-up
-            _, rows, box_lo, box_hi, start = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond,
+            rows, box_lo, box_hi, start = _mondrian_core(X, s, n_s, canon, k, mode == "strict", cond,
                                                             sens is not None, needs_canon, *tables)
     # number the parts by their final row position (children in child order inside their
     # parent's range): distinct parts may publish the same box, and this numbering then
@@ -329,7 +329,7 @@ def _lca(lo: int, hi: int, d: int, anc_flat, anc_off, anc_w, nhi_flat, node_off)
 def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,  # noqa: PLR0913
                    is_tree, sizes, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off,
                    cptr_flat, cptr_off, ch_flat, ch_off):
-    """Partition the rows level by level; return each row's partition and the partitions' boxes.
+    """Partition the rows level by level; return the rows in final order and the published parts' boxes and starts.
 
     The parts of one depth are independent, so each depth is two parallel passes over its
     parts (``prange``): :func:`_decide` chooses every part's split, :func:`_apply` publishes
@@ -351,7 +351,6 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,  # noq
     cv = canon.copy() if move_canon else canon
     cv2 = np.empty(n if move_canon else 1, dtype=np.int64)
     part = np.empty(n, dtype=np.int64)  # child id of each row; then the children's starts
-    label = np.empty(n, dtype=np.int64)
     rows = np.empty(n, dtype=np.int64)  # input rows by final position: part by part, increasing inside
     cap = n // max(k, 1) + 1  # every published part has >= k rows
     box_lo = np.empty((cap, r), dtype=np.int32)
@@ -375,7 +374,7 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,  # noq
                 n_final += 1
             else:
                 n_child += nparts[t]
-        _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, label, rows,
+        _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, rows,
                box_lo, box_hi, is_tree, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off)
         # the next depth's parts: part[a + c] holds the start of child c of the part at a
         nseg = np.empty((n_child, 2), dtype=np.int64)
@@ -393,7 +392,7 @@ def _mondrian_core(X, s, n_s, canon, k, strict, cond, move_s, move_canon,  # noq
             sv, sv2 = sv2, sv
         if move_canon:
             cv, cv2 = cv2, cv
-    return label, rows, box_lo[:n_final], box_hi[:n_final], start[:n_final]
+    return rows, box_lo[:n_final], box_hi[:n_final], start[:n_final]
 
 
 @njit(parallel=True)
@@ -453,10 +452,10 @@ def _decide(cur, sv, n_s, cv, seg, k, strict, cond, is_tree, sizes, anc_flat, an
 
 
 @njit(parallel=True)
-def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, label, rows,  # noqa: PLR0913
+def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, nparts, fid, mn, mx, part, rows,  # noqa: PLR0913
            box_lo, box_hi, is_tree, anc_flat, anc_off, anc_w, nlo_flat, nhi_flat, node_off):
-    """Publish the parts that are not split (row labels, rows in ``rows`` at their final
-    positions, box); scatter the rows of the others
+    """Publish the parts that are not split (rows in ``rows`` at their final positions,
+    box); scatter the rows of the others
     into ``nxt`` / ``idx2`` / ``sv2`` / ``cv2`` child by child; leave in ``part[a + c]`` the start
     of child ``c`` of the part starting at ``a``."""
     m = seg.shape[0]
@@ -477,7 +476,6 @@ def _apply(cur, nxt, idx, idx2, sv, sv2, cv, cv2, move_s, move_canon, seg, npart
                 box_lo[f, d] = lo
                 box_hi[f, d] = hi
             for p in range(a, b):
-                label[idx[p]] = f
                 rows[p] = idx[p]
         else:
             # stable counting sort of the rows by child id
