@@ -336,3 +336,49 @@ def test_hypergeometric_probability_of_one_equals_exact_fractions():
         want = np.array([exact(N, int(x), n) for x in m])
         assert np.allclose(got, want, rtol=1e-12, atol=1e-300), (N, m, n)
         assert np.allclose(got, stats.hypergeom.pmf(1, N, m, n), rtol=1e-7, atol=1e-300)
+
+
+def test_snb_solver_finds_the_roots_scipy_least_squares_finds():
+    """SNB's moment equations are solved by a Levenberg-Marquardt written in the module (no
+    scipy.optimize import on the cold path); on random samples it must reach every solution
+    scipy's ``least_squares(method="lm")`` reaches, with the same estimate, and whatever it
+    returns must solve the equations."""
+    import math
+
+    from scipy import optimize
+    from scipy.special import log_expit
+
+    from ktype.risk.uniqueness import _counts, _levenberg_marquardt, _snb_log_probabilities
+
+    rng = np.random.default_rng(5)
+    compared = 0
+    for _ in range(30):
+        sizes = rng.geometric(rng.uniform(0.2, 0.9), size=int(rng.integers(50, 3000)))
+        N = int(sizes.sum() / rng.choice([0.5, 0.1, 0.01, 0.001]))
+        i, c, n, _, c1 = _counts(sizes)
+        c2 = int(c[i == 2].sum())
+        if c1 == 0 or c2 == 0:
+            continue
+        pi = n / N
+        log_k, log_c1, log_c2 = math.log(shlosser_classes(sizes, pi)), math.log(c1), math.log(c2)
+
+        def resid(x, pi=pi, log_k=log_k, log_c1=log_c1, log_c2=log_c2):
+            a = math.exp(min(max(float(x[0]), -40.0), 40.0))
+            b = min(max(float(x[1]), -60.0), 60.0)
+            lp1, lp2 = _snb_log_probabilities(a, float(log_expit(b)), float(log_expit(-b)), pi)
+            return np.array([log_k + lp1 - log_c1, log_k + lp2 - log_c2])
+
+        with np.errstate(all="ignore"):
+            ours = min((_levenberg_marquardt(resid, np.array([a0, b0])) for a0 in (-2.0, 0.0, 2.0)
+                        for b0 in (-4.0, 0.0, 4.0)), key=lambda t: t[1] if np.isfinite(t[1]) else np.inf)
+            theirs = min((optimize.least_squares(resid, np.array([a0, b0]), method="lm", xtol=1e-12, ftol=1e-12)
+                          for a0 in (-2.0, 0.0, 2.0) for b0 in (-4.0, 0.0, 4.0)),
+                         key=lambda r: r.cost if np.isfinite(r.cost) else np.inf)
+        assert 0.5 * float(resid(ours[0]) @ resid(ours[0])) == pytest.approx(ours[1], abs=1e-15)
+        if theirs.cost <= 1e-8:  # scipy solved it: so must we, with the same estimate
+            compared += 1
+            assert ours[1] <= 1e-8
+            u_ours = snb_uniques(sizes, N)
+            u_theirs = math.exp(log_k + math.exp(theirs.x[0]) * float(log_expit(theirs.x[1])))
+            assert u_ours == pytest.approx(u_theirs, rel=1e-7)
+    assert compared >= 15
