@@ -60,7 +60,6 @@ from ..data.dataset import Dataset
 from ..exceptions import DataError
 from ..release import Release
 from ._common import RiskData, class_sizes, coded, encode_like, read_population, summarize
-from .individual import expected_inverse_frequency
 
 __all__ = ["AttackerRisk", "ReidentificationRisk", "reidentification_risk", "PopulationLike"]
 
@@ -242,6 +241,8 @@ def reidentification_risk(
         marketer = float(jr.mean()) if n else 0.0
         pop_desc = f"population table ({int(F.sum()):,} matching records)"
     elif pi is not None:
+        from .individual import expected_inverse_frequency  # scipy.special: only with a sampling fraction
+
         rc = expected_inverse_frequency(np.maximum(f, 1), np.full(g, pi))
         jr = rc[gid]
         jour = _attacker("journalist", jr, threshold, max(g * pi / max(n, 1), jr.mean()) if n else 0.0)
@@ -375,6 +376,8 @@ def _local_release_risk(rel: Release, quasi_identifiers: Sequence[str] | None, p
         marketer = float(jr.mean())
         pop_desc = "population table (journalist risk per released row: 1 / population records in its box)"
     elif pi is not None:
+        from .individual import expected_inverse_frequency  # scipy.special: only with a sampling fraction
+
         jr = expected_inverse_frequency(np.maximum(m, 1), np.full(n, pi))
         jour = _attacker("journalist", jr, threshold)
         marketer = float(jr.mean())
