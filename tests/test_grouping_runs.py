@@ -39,3 +39,16 @@ def test_interval_check_per_distinct_interval_equals_per_row(n, seed, tree):
     lo = rng.integers(-1, 7, n)
     hi = rng.integers(-1, 7, n)
     assert _all_allowed(h, lo, hi) == bool(h.is_allowed(lo, hi).all())  # n > 36: the per-interval path
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 60), st.integers(1, 5), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_unique_rows_is_numpys_unique_along_rows(n, r, m, seed):
+    """unique_rows answers np.unique(axis=0, return_index/inverse/counts) exactly: the same
+    rows in the same order, first occurrences, inverse and counts."""
+    M = np.random.default_rng(seed).integers(0, m, (n, r))
+    want = np.unique(M, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    got = _grouping.unique_rows(M)
+    assert np.array_equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:]):
+        assert np.array_equal(g, np.asarray(w).reshape(-1))

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._grouping import unique_rows
 from ..._jit import njit
 from ..._validation import renamed_hint
 from ...data.dataset import Dataset
@@ -291,7 +292,7 @@ def consistent_pair(X, i, lo, hi, j):
 def unique_boxes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Distinct boxes: ``(glo, ghi, group_of_row, count)``."""
     key = np.concatenate([lo, hi], axis=1)
-    uniq, inv, cnt = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    uniq, _, inv, cnt = unique_rows(key)
     r = lo.shape[1]
     return (
         np.ascontiguousarray(uniq[:, :r], dtype=np.int32),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from ..._grouping import unique_rows
 from ..._jit import njit
 from ._core import _close, _fcost, consistent_pair, plus_box, plus_table
 
@@ -660,7 +661,7 @@ def scan_index(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     if n == 0:
         U, inv = X[:0], np.zeros(0, dtype=np.int64)
     else:
-        U, inv = np.unique(X, axis=0, return_inverse=True)
+        U, _, inv, _ = unique_rows(X)
     inv = inv.reshape(-1)
     didx = np.argsort(inv, kind="stable").astype(np.int64)
     dptr = np.zeros(len(U) + 1, dtype=np.int64)
@@ -873,7 +874,7 @@ def pair_knn_distinct(X, q, anc, nlo, nhi, tree, m, measure, pn, ps, attrs, perm
     n = X.shape[0]
     if n == 0:
         return np.empty((0, q), dtype=np.int64), np.empty((0, q))
-    _, rep, inv = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    _, rep, inv, _ = unique_rows(X)
     idx1, w1 = _knn_trie_rows(X, rep.astype(np.int64), q + 1, False, anc, nlo, nhi, tree, m, measure, pn, ps,
                               attrs, perm, nxt)
     inv = inv.reshape(-1)

@@ -57,6 +57,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..._grouping import unique_rows
 from ..._jit import njit
 from ..._validation import Interval
 from ...data.dataset import Dataset
@@ -233,7 +234,7 @@ def weighted_iterations(dataset: Dataset, k: int, weight: float) -> tuple[np.nda
         for j, h in enumerate(hs):  # loop over attributes
             lo, _ = h.level_intervals(int(node[j]))
             cols.append(lo[sub.X[:, j]])
-        _, g, cnt = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True, return_counts=True)
+        _, _, g, cnt = unique_rows(np.stack(cols, axis=1))
         g = g.ravel()
         ok = cnt[g] >= k
         _, gi = np.unique(g[ok], return_inverse=True)
