@@ -9,6 +9,7 @@ reads only ids and QIs).
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from ..._jit import njit
 from .._rules import all_ok
@@ -298,19 +299,23 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
     return g
 
 
-@njit
+@njit(parallel=True)
 def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
     """Ace (Assign + Slice) on every leaf; ``rows`` sorted by (leaf, value, secret rank).
 
-    Returns the final group id of each row (``-1`` if a leaf was not ℓ-eligible).
+    Returns the final group id of each row (``-1`` if a leaf was not ℓ-eligible). Leaves are
+    independent: they run in parallel, each numbering its groups from 0, and the ids are then
+    offset by the group counts of the leaves before it, which gives the ids of a leaf-by-leaf
+    run. Every leaf uses its own stretch ``a:b`` of the bucket buffer and of the bucket
+    descriptors (a leaf of ``b - a`` rows has fewer than ``b - a`` buckets).
     """
     n = key.shape[0]
     group = np.full(n, -1, dtype=np.int64)
     bbuf = np.empty(rows.shape[0], dtype=np.int64)
     bdesc = np.empty((rows.shape[0] + 1, 3), dtype=np.int64)
     n_leaves = leaf_start.shape[0] - 1
-    g = 0
-    for lf in range(n_leaves):
+    n_groups = np.zeros(n_leaves, dtype=np.int64)
+    for lf in prange(n_leaves):
         a = leaf_start[lf]
         b = leaf_start[lf + 1]
         # value blocks of this leaf
@@ -326,12 +331,28 @@ def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
                 q += 1
                 vstart[q] = t - a
             vcount[q] += 1
-        boff, nb = _assign_one(rows[a:b], vstart, vcount, l, bbuf[a:b], 0, bdesc, 0)
+        desc = bdesc[a:b + 1]
+        boff, nb = _assign_one(rows[a:b], vstart, vcount, l, bbuf[a:b], 0, desc, 0)
         if boff < 0:
-            return group, -1
+            n_groups[lf] = -1
+            continue
+        g = 0
         for bi in range(nb):
-            g = _slice_bucket(bbuf[a:b], bdesc[bi, 0], bdesc[bi, 1], bdesc[bi, 2], X, W, M, key, group, g)
-    return group, g
+            g = _slice_bucket(bbuf[a:b], desc[bi, 0], desc[bi, 1], desc[bi, 2], X, W, M, key, group, g)
+        n_groups[lf] = g
+    offset = np.zeros(n_leaves, dtype=np.int64)
+    total = 0
+    for lf in range(n_leaves):
+        if n_groups[lf] < 0:
+            return group, -1
+        offset[lf] = total
+        total += n_groups[lf]
+    for lf in prange(n_leaves):
+        off = offset[lf]
+        if off:
+            for t in range(leaf_start[lf], leaf_start[lf + 1]):
+                group[rows[t]] += off
+    return group, total
 
 
 @njit
