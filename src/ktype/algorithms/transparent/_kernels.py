@@ -29,103 +29,141 @@ def _group_max_count(rows, s, cnt):
 
 
 @njit
+def _tailor_best(X, W, M, ords, a, b, lc):
+    """Tailor's best cut of the node holding positions ``a:b`` of every order: the
+    ``(dimension, size of the left part)`` of least perimeter sum (first such in dimension,
+    then size order)."""
+    d = X.shape[1]
+    m = b - a
+    zero = W[0, 0] - W[0, 0]
+    pc = np.empty(m, dtype=W.dtype)
+    sc = np.empty(m + 1, dtype=W.dtype)
+    best_i = -1
+    best_k = -1
+    best_p = zero
+    for i in range(d):
+        o = ords[i, a:b]
+        for k in range(m):
+            pc[k] = zero
+        for k in range(m + 1):
+            sc[k] = zero
+        for j in range(d):
+            if M[j] == 0:
+                continue
+            lo = X[o[0], j]
+            hi = lo
+            for k in range(m):
+                x = X[o[k], j]
+                if x < lo:
+                    lo = x
+                if x > hi:
+                    hi = x
+                pc[k] += M[j] * (W[j, hi] - W[j, lo])
+            lo = X[o[m - 1], j]
+            hi = lo
+            for k in range(m - 1, -1, -1):
+                x = X[o[k], j]
+                if x < lo:
+                    lo = x
+                if x > hi:
+                    hi = x
+                sc[k] += M[j] * (W[j, hi] - W[j, lo])
+        for k in range(lc, m - lc + 1):
+            p = k * pc[k - 1] + (m - k) * sc[k]
+            if best_i < 0 or p < best_p:
+                best_p = p
+                best_i = i
+                best_k = k
+    return best_i, best_k
+
+
+@njit
+def _tailor_split(ords, mark, tmp, a, b, best_i, best_k):
+    """The first ``best_k`` rows of ``ords[best_i, a:b]`` go left: stable-partition the
+    other orders' ``a:b`` the same way (``tmp[a:b]`` is this node's scratch)."""
+    d = ords.shape[0]
+    for t in range(a, a + best_k):
+        mark[ords[best_i, t]] = True
+    for j in range(d):
+        if j == best_i:
+            continue
+        p1 = a
+        p2 = a
+        for t in range(a, b):
+            r = ords[j, t]
+            if mark[r]:
+                ords[j, p1] = r
+                p1 += 1
+            else:
+                tmp[p2] = r
+                p2 += 1
+        for t in range(a, p2):
+            ords[j, p1 + t - a] = tmp[t]
+    for t in range(a, a + best_k):
+        mark[ords[best_i, t]] = False
+
+
+@njit(parallel=True)
 def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop):  # noqa: E741
     """Tailor (Fig. 3) on pre-sorted orders ``ords[i]`` (rows by (X[:, i], key)).
 
     ``W[j, rank]`` is the coordinate of a rank, ``M[j]`` the multiplier of dimension j
     (``Π_{i≠j} ext_i``; 0 drops it). Returns ``group`` (leaf id per row) and the leaf count.
     ``two_l_stop`` is the split threshold factor (2 for Tailor: split while 2ℓ-diverse).
+
+    The nodes of one depth are independent (each reads and rewrites only its positions
+    ``a:b`` of the orders), so each depth runs its nodes in parallel. Leaves are numbered as
+    the paper's depth-first recursion (right child first) numbers them: by decreasing start
+    position.
     """
-    n, d = X.shape
+    n = X.shape[0]
     group = np.full(n, -1, dtype=np.int64)
-    cnt = np.zeros(n_values, dtype=np.int64)
     mark = np.zeros(n, dtype=np.bool_)
     tmp = np.empty(n, dtype=ords.dtype)
-    zero = W[0, 0] - W[0, 0]
-    pc = np.empty(n, dtype=W.dtype)
-    sc = np.empty(n + 1, dtype=W.dtype)
-    stack_a = np.empty(n + 2, dtype=np.int64)
-    stack_b = np.empty(n + 2, dtype=np.int64)
-    top = 0
-    stack_a[0] = 0
-    stack_b[0] = n
-    top = 1
-    n_groups = 0
-    while top > 0:
-        top -= 1
-        a = stack_a[top]
-        b = stack_b[top]
-        m = b - a
-        c = _group_max_count(ords[0, a:b], s, cnt)
-        if c * two_l_stop * l > m:
-            for t in range(a, b):
-                group[ords[0, t]] = n_groups
-            n_groups += 1
-            continue
-        lc = l * c
-        best_i = -1
-        best_k = -1
-        best_p = zero
-        for i in range(d):
-            o = ords[i, a:b]
-            for k in range(m):
-                pc[k] = zero
-            for k in range(m + 1):
-                sc[k] = zero
-            for j in range(d):
-                if M[j] == 0:
-                    continue
-                lo = X[o[0], j]
-                hi = lo
-                for k in range(m):
-                    x = X[o[k], j]
-                    if x < lo:
-                        lo = x
-                    if x > hi:
-                        hi = x
-                    pc[k] += M[j] * (W[j, hi] - W[j, lo])
-                lo = X[o[m - 1], j]
-                hi = lo
-                for k in range(m - 1, -1, -1):
-                    x = X[o[k], j]
-                    if x < lo:
-                        lo = x
-                    if x > hi:
-                        hi = x
-                    sc[k] += M[j] * (W[j, hi] - W[j, lo])
-            for k in range(lc, m - lc + 1):
-                p = k * pc[k - 1] + (m - k) * sc[k]
-                if best_i < 0 or p < best_p:
-                    best_p = p
-                    best_i = i
-                    best_k = k
-        # split: the first best_k rows of ords[best_i] go left; stable-partition the others
-        for t in range(a, a + best_k):
-            mark[ords[best_i, t]] = True
-        for j in range(d):
-            if j == best_i:
+    leaf_a = np.empty(n + 1, dtype=np.int64)
+    leaf_b = np.empty(n + 1, dtype=np.int64)
+    n_leaves = 0
+    seg = np.empty((1, 2), dtype=np.int64)
+    seg[0, 0] = 0
+    seg[0, 1] = n
+    while seg.shape[0] > 0:
+        m = seg.shape[0]
+        cut = np.empty(m, dtype=np.int64)
+        for t in prange(m):
+            a = seg[t, 0]
+            b = seg[t, 1]
+            cnt = np.zeros(n_values, dtype=np.int64)
+            c = _group_max_count(ords[0, a:b], s, cnt)
+            if c * two_l_stop * l > b - a:
+                cut[t] = -1
                 continue
-            p1 = a
-            p2 = 0
-            for t in range(a, b):
-                r = ords[j, t]
-                if mark[r]:
-                    ords[j, p1] = r
-                    p1 += 1
-                else:
-                    tmp[p2] = r
-                    p2 += 1
-            for t in range(p2):
-                ords[j, p1 + t] = tmp[t]
-        for t in range(a, a + best_k):
-            mark[ords[best_i, t]] = False
-        stack_a[top] = a
-        stack_b[top] = a + best_k
-        top += 1
-        stack_a[top] = a + best_k
-        stack_b[top] = b
-        top += 1
-    return group, n_groups
+            best_i, best_k = _tailor_best(X, W, M, ords, a, b, l * c)
+            _tailor_split(ords, mark, tmp, a, b, best_i, best_k)
+            cut[t] = a + best_k
+        n_next = 0
+        for t in range(m):
+            if cut[t] < 0:
+                leaf_a[n_leaves] = seg[t, 0]
+                leaf_b[n_leaves] = seg[t, 1]
+                n_leaves += 1
+            else:
+                n_next += 2
+        nseg = np.empty((n_next, 2), dtype=np.int64)
+        j = 0
+        for t in range(m):
+            if cut[t] >= 0:
+                nseg[j, 0] = seg[t, 0]
+                nseg[j, 1] = cut[t]
+                nseg[j + 1, 0] = cut[t]
+                nseg[j + 1, 1] = seg[t, 1]
+                j += 2
+        seg = nseg
+    order = np.argsort(-leaf_a[:n_leaves])
+    for q in prange(n_leaves):
+        f = order[q]
+        for t in range(leaf_a[f], leaf_b[f]):
+            group[ords[0, t]] = q
+    return group, n_leaves
 
 
 @njit
