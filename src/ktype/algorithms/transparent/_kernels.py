@@ -235,14 +235,48 @@ def _assign_one(rows, vstart, vcount, l, bbuf, boff, bdesc, nb):  # noqa: E741
 
 @njit
 def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
-    """Slice (Fig. 8) one bucket in place; final groups get ids from ``g0``. Returns next id."""
+    """Slice (Fig. 8) one bucket; final groups get ids from ``g0``. Returns next id.
+
+    A node of the recursion is a sub-bucket of ``a`` rows per column. The bucket's rows are
+    copied to a local table (``Xl``, ``kl``: position ``u`` of the bucket, column-major as in
+    ``bbuf``), and for every dimension ``i`` each column's rows are kept sorted by
+    ``(X[:, i], key)`` (``S[i]``; the node at relative offset ``o`` holds column ``c`` at
+    ``o + c·a``). A cut keeps the first ``k`` rows of every column sorted by the chosen
+    dimension on the left; the other dimensions' orders are split by a stable partition, so
+    every node reads its columns already sorted: each bucket column is sorted once per
+    dimension, not once per node, and the sums below read the local table only.
+    """
     d = X.shape[1]
     n_all = key.shape[0]
     zero = W[0, 0] - W[0, 0]
+    size = alpha * beta
+    Xl = np.empty((size, d), dtype=X.dtype)
+    kl = np.empty(size, dtype=np.int64)
+    for u in range(size):
+        r = bbuf[off + u]
+        kl[u] = key[r]
+        for j in range(d):
+            Xl[u, j] = X[r, j]
+    S = np.empty((d, size), dtype=np.int64)
+    sk = np.empty(alpha, dtype=np.int64)
+    for i in range(d):
+        for c in range(beta):
+            for t in range(alpha):
+                u = c * alpha + t
+                sk[t] = np.int64(Xl[u, i]) * n_all + kl[u]
+            idx = np.argsort(sk)
+            for t in range(alpha):
+                S[i, c * alpha + t] = c * alpha + idx[t]
+    left = np.zeros(size, dtype=np.bool_)  # by local position: on the left of the current cut
+    tmp = np.empty(size, dtype=np.int64)
+    lmin = np.empty((d, alpha), dtype=np.int64)
+    lmax = np.empty((d, alpha), dtype=np.int64)
+    pc = np.empty(alpha, dtype=W.dtype)
+    sc = np.empty(alpha + 1, dtype=W.dtype)
     st_off = np.empty(alpha + 1, dtype=np.int64)
     st_al = np.empty(alpha + 1, dtype=np.int64)
     top = 1
-    st_off[0] = off
+    st_off[0] = 0
     st_al[0] = alpha
     g = g0
     while top > 0:
@@ -251,33 +285,19 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
         a = st_al[top]
         if a == 1:
             for c in range(beta):
-                group[bbuf[o + c]] = g
+                group[bbuf[off + S[0, o + c]]] = g
             g += 1
             continue
         best_i = -1
         best_k = -1
         best_p = zero
-        srt = np.empty(beta * a, dtype=np.int64)
-        lmin = np.empty((d, a), dtype=np.int64)
-        lmax = np.empty((d, a), dtype=np.int64)
-        pc = np.empty(a, dtype=W.dtype)
-        sc = np.empty(a + 1, dtype=W.dtype)
         for i in range(d):
-            for c in range(beta):
-                sk = np.empty(a, dtype=np.int64)
-                for t in range(a):
-                    r = bbuf[o + c * a + t]
-                    sk[t] = np.int64(X[r, i]) * n_all + key[r]
-                idx = np.argsort(sk)
-                for t in range(a):
-                    srt[c * a + t] = bbuf[o + c * a + idx[t]]
             for j in range(d):
                 for t in range(a):
-                    r = srt[t]
-                    mn = X[r, j]
+                    mn = Xl[S[i, o + t], j]
                     mx = mn
                     for c in range(1, beta):
-                        x = X[srt[c * a + t], j]
+                        x = Xl[S[i, o + c * a + t], j]
                         if x < mn:
                             mn = x
                         if x > mx:
@@ -313,21 +333,25 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
                     best_p = p
                     best_i = i
                     best_k = k
-        # rewrite the region: left sub-bucket (k per column), then the right one
-        for c in range(beta):
-            sk = np.empty(a, dtype=np.int64)
-            for t in range(a):
-                r = bbuf[o + c * a + t]
-                sk[t] = np.int64(X[r, best_i]) * n_all + key[r]
-            idx = np.argsort(sk)
-            for t in range(a):
-                srt[c * a + t] = bbuf[o + c * a + idx[t]]
         k = best_k
         for c in range(beta):
-            for t in range(k):
-                bbuf[o + c * k + t] = srt[c * a + t]
-            for t in range(a - k):
-                bbuf[o + beta * k + c * (a - k) + t] = srt[c * a + k + t]
+            for t in range(a):
+                left[S[best_i, o + c * a + t]] = t < k
+        # every order rewritten into the sub-buckets' layouts: left (k per column), then right
+        for i in range(d):
+            for c in range(beta):
+                pl = c * k
+                pr = beta * k + c * (a - k)
+                for t in range(a):
+                    u = S[i, o + c * a + t]
+                    if left[u]:
+                        tmp[pl] = u
+                        pl += 1
+                    else:
+                        tmp[pr] = u
+                        pr += 1
+            for t in range(beta * a):
+                S[i, o + t] = tmp[t]
         st_off[top] = o
         st_al[top] = k
         top += 1
