@@ -98,8 +98,16 @@ class Prepared:
         """Rows sorted by (A_i, key), one row of the result per QI."""
         dt = np.int32 if self.n < 2**31 else np.int64
         ords = np.empty((self.d, self.n), dtype=dt)
+        # ``key`` is a permutation: the rows in key order are its inverse, and a stable sort of
+        # those rows by X[:, i] alone gives the (X[:, i], key) order (numpy sorts 16-bit keys
+        # stably by radix, in linear time)
+        by_key = np.empty(self.n, dtype=np.int64)
+        by_key[self.key] = np.arange(self.n, dtype=np.int64)
         for i in range(self.d):
-            ords[i] = np.argsort(self.X[:, i].astype(np.int64) * self.n + self.key, kind="stable")
+            x = self.X[:, i].take(by_key)
+            if x.size and 0 <= x.min() and x.max() < 2**15:
+                x = x.astype(np.int16)
+            ords[i] = by_key[np.argsort(x, kind="stable")]
         return ords
 
 
