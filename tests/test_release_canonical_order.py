@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize("seed", [2, 3, 4])  # seeds 0 and 1 happen to have no class ties
@@ -56,3 +58,17 @@ def test_the_class_hint_keeps_the_order_when_every_class_has_its_own_box(seed):
         hinted = Release.build(ds, blo[cls], bhi[cls], recoding="local", classes=hint)
         for a in ("lo", "hi", "suppressed", "source"):
             assert np.array_equal(getattr(hinted, a), getattr(plain, a)), (a, hint[:5])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-5, 40), max_size=80), st.sampled_from(["int64", "int32", "uint8", "bool"]))
+def test_sort_codes_rank_values_like_a_sorted_factorization(values, dtype):
+    """The codes that order insensitive and identifier columns in a release: ranks among the
+    distinct values, as pandas' sorted factorization gives them (the integer fast path)."""
+    import pandas as pd
+
+    from ktype.release import _sort_codes
+
+    v = np.abs(np.array(values, dtype=np.int64)).astype(dtype) if dtype in ("uint8", "bool") else np.array(values, dtype=dtype)
+    want = pd.factorize(v, sort=True)[0]
+    assert np.array_equal(_sort_codes(v), want)

@@ -552,6 +552,9 @@ def _stamped(provenance: dict[str, Any] | None) -> dict[str, Any]:
 
 def _sort_codes(values: np.ndarray) -> np.ndarray:
     """Non-negative integer codes that sort like the values (missing values last)."""
+    if values.dtype.kind in "iub":  # no missing values: ranks among the distinct values (a sort,
+        # 5-10x faster than factorize(sort=True) on many distinct integers, e.g. an id column)
+        return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
     try:
         codes = pd.factorize(values, sort=True)[0]
     except TypeError:  # mixed types: order by text
