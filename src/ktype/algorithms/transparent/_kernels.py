@@ -38,11 +38,16 @@ def _tailor_best(X, W, M, ords, a, b, lc):
     zero = W[0, 0] - W[0, 0]
     pc = np.empty(m, dtype=W.dtype)
     sc = np.empty(m + 1, dtype=W.dtype)
+    xo = np.empty((d, m), dtype=X.dtype)  # the node's rows in order i, column by column
     best_i = -1
     best_k = -1
     best_p = zero
     for i in range(d):
         o = ords[i, a:b]
+        for k in range(m):  # one random read per row, then the sums below read sequentially
+            r = o[k]
+            for j in range(d):
+                xo[j, k] = X[r, j]
         for k in range(m):
             pc[k] = zero
         for k in range(m + 1):
@@ -50,19 +55,20 @@ def _tailor_best(X, W, M, ords, a, b, lc):
         for j in range(d):
             if M[j] == 0:
                 continue
-            lo = X[o[0], j]
+            xj = xo[j]
+            lo = xj[0]
             hi = lo
             for k in range(m):
-                x = X[o[k], j]
+                x = xj[k]
                 if x < lo:
                     lo = x
                 if x > hi:
                     hi = x
                 pc[k] += M[j] * (W[j, hi] - W[j, lo])
-            lo = X[o[m - 1], j]
+            lo = xj[m - 1]
             hi = lo
             for k in range(m - 1, -1, -1):
-                x = X[o[k], j]
+                x = xj[k]
                 if x < lo:
                     lo = x
                 if x > hi:
