@@ -19,6 +19,7 @@ import numpy as np
 from numba import prange
 
 from ..._jit import njit
+from ..._matching import _hopcroft_karp
 
 _INF = np.inf
 _ALL_FREE = np.zeros(0, dtype=np.bool_)  # "every listed box is free"
@@ -455,3 +456,70 @@ def block_weights(xnum, xcat, wcat, n_words, pre, t):  # pragma: no cover - comp
             if s > 0:
                 _extend(xnum, xcat, lo, hi, bits, i, j)
     return _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t)
+
+
+@njit
+def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - compiled
+    """A maximum matching of the alive edges of the chunk ``[a, e)`` (originals and boxes;
+    no edge leaves it), exactly the one Hopcroft–Karp finds on the whole relabelled graph.
+
+    The whole graph has original ``i`` as row ``pr[i]`` and box ``j`` as column ``pc[j]``,
+    each row's columns ascending. Here the chunk's rows are numbered by the rank of their
+    ``pr`` among the chunk, its columns likewise by ``pc``: the same relative orders, so
+    Hopcroft–Karp (greedy start in row order, layered phases, DFS in row order) takes the
+    same steps on this component as on the whole graph. Phases whose shortest augmenting
+    path is shorter than any in the chunk leave it unchanged, so they can be skipped.
+    Writes ``match[i]`` (box of original ``i``) and returns the number of unmatched rows.
+    """
+    m = e - a
+    k = pre.shape[1]
+    rord = np.argsort(pr[a:e])  # local row -> original - a
+    cord = np.argsort(pc[a:e])  # local column -> box - a
+    rrank = np.empty(m, dtype=np.int64)
+    crank = np.empty(m, dtype=np.int64)
+    for q in range(m):
+        rrank[rord[q]] = q
+        crank[cord[q]] = q
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    for j in range(a, e):
+        for s in range(k):
+            if alive[j, s]:
+                indptr[rrank[pre[j, s] - a] + 1] += 1
+    for q in range(m):
+        indptr[q + 1] += indptr[q]
+    fill = indptr[:-1].copy()
+    indices = np.empty(indptr[m], dtype=np.int64)
+    for j in range(a, e):
+        for s in range(k):
+            if alive[j, s]:
+                r = rrank[pre[j, s] - a]
+                indices[fill[r]] = crank[j - a]
+                fill[r] += 1
+    for r in range(m):  # each row's columns ascending (insertion sort: a row has at most k)
+        for p in range(indptr[r] + 1, indptr[r + 1]):
+            v = indices[p]
+            q = p - 1
+            while q >= indptr[r] and indices[q] > v:
+                indices[q + 1] = indices[q]
+                q -= 1
+            indices[q + 1] = v
+    mate = _hopcroft_karp(indptr, indices, m, m)[0]
+    bad = 0
+    for r in range(m):
+        if mate[r] < 0:
+            bad += 1
+        else:
+            match[a + rord[r]] = a + cord[mate[r]]
+    return bad
+
+
+@njit(parallel=True)
+def chunk_matchings(pre, alive, pr, pc, starts, match):  # pragma: no cover - compiled
+    """:func:`_chunk_matching` on every chunk ``[starts[c], starts[c+1])`` in parallel (the
+    chunks share no vertex, so the result does not depend on the scheduling). Returns the
+    number of unmatched originals."""
+    nc = len(starts) - 1
+    bad = np.zeros(nc, dtype=np.int64)
+    for c in prange(nc):
+        bad[c] = _chunk_matching(pre, alive, pr, pc, starts[c], starts[c + 1], match)
+    return bad.sum()
