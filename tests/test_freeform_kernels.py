@@ -1,0 +1,43 @@
+"""The SortGreedy kernels against plain references (Doka et al. §5-6).
+
+``_weights_matrix`` fills whole rows at once (SIMD over boxes); every entry must equal the
+scalar edge weight :func:`_weight` bit for bit, because SortGreedy's scan order, and so the
+release, depends on exact ties.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ktype.algorithms.freeform import _kernels as K
+
+
+def _state(rng: np.random.Generator, m: int, na: int, sizes: list[int]):
+    xnum = np.round(rng.random((m, na)), 2)  # rounded: many equal values, so exact ties
+    xcat = np.column_stack([rng.integers(0, s, m) for s in sizes]).astype(np.int64) if sizes else np.zeros((m, 0), np.int64)
+    wcat = np.array([1.0 / (s - 1) if s > 1 else 0.0 for s in sizes])
+    n_words = (max(sizes, default=1) + 63) // 64
+    lo, hi, bits = K._init_state(xnum, xcat, n_words)
+    post = np.empty((m, 4), dtype=np.int64)
+    post[:, 0] = np.arange(m)
+    for t in range(1, 4):  # grow the boxes by three random perfect matchings
+        perm = rng.permutation(m)
+        post[:, t] = perm
+        for i in range(m):  # loop over records (test set-up only)
+            K._extend(xnum, xcat, lo, hi, bits, i, perm[i])
+    return xnum, xcat, wcat, lo, hi, bits, post
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_weights_matrix_equals_scalar_weight_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 40))
+    sizes = [2, 83, 7] if seed % 2 else [5]  # two 64-bit words (83 values) and one
+    xnum, xcat, wcat, lo, hi, bits, post = _state(rng, m, int(rng.integers(0, 3)), sizes)
+    t = 3
+    W = K._weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t)
+    for i in range(m):  # loop over records: the scalar reference
+        for j in range(m):
+            want = np.inf if j in post[i, :t] else K._weight(xnum, xcat, wcat, lo, hi, bits, i, j)
+            assert W[i, j] == want, (i, j)
