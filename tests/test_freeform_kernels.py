@@ -41,3 +41,29 @@ def test_weights_matrix_equals_scalar_weight_bit_for_bit(seed):
         for j in range(m):
             want = np.inf if j in post[i, :t] else K._weight(xnum, xcat, wcat, lo, hi, bits, i, j)
             assert W[i, j] == want, (i, j)
+
+
+def _scan_reference(W: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Alg. 2 lines 2-7 literally: every available edge by (weight, row-major index), kept
+    when both ends are free."""
+    ms, mt = np.full(m, -1), np.full(m, -1)
+    for e in np.argsort(W, kind="stable"):  # loop over edges in scan order (reference only)
+        if not W[e] < np.inf:
+            break
+        i, j = divmod(int(e), m)
+        if ms[i] < 0 and mt[j] < 0:
+            ms[i], mt[j] = j, i
+    return ms, mt
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sorted_greedy_equals_the_sorted_scan(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(150):  # loop over random weight matrices with many ties and used edges
+        m = int(rng.integers(1, 35))
+        W = rng.integers(0, int(rng.integers(1, 6)), size=m * m).astype(np.float64) * 0.25
+        W[rng.random(m * m) < rng.random() * 0.7] = np.inf
+        ms, mt = np.full(m, -1, dtype=np.int64), np.full(m, -1, dtype=np.int64)
+        cnt = K._sorted_greedy(W, m, ms, mt)
+        want_s, want_t = _scan_reference(W, m)
+        assert np.array_equal(ms, want_s) and np.array_equal(mt, want_t) and cnt == int((want_s >= 0).sum())

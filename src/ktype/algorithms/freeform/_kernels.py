@@ -302,79 +302,76 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
 
 
 @njit
+def _row_best(W, m, i, matchT):  # pragma: no cover - compiled
+    """Free column ``j`` of least ``(W[i, j], j)`` with ``W[i, j] < inf`` (-1: none)."""
+    best = _INF
+    bj = -1
+    base = i * m
+    for j in range(m):
+        w = W[base + j]
+        if w < best and matchT[j] < 0:
+            best = w
+            bj = j
+    return bj
+
+
+@njit
+def _col_best(W, m, j, matchS):  # pragma: no cover - compiled
+    """Free row ``i`` of least ``(W[i, j], i)`` with ``W[i, j] < inf`` (-1: none)."""
+    best = _INF
+    bi = -1
+    for i in range(m):
+        w = W[i * m + j]
+        if w < best and matchS[i] < 0:
+            best = w
+            bi = i
+    return bi
+
+
+@njit
 def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
     """Alg. 2 lines 2-7 on the flat ``(m, m)`` weights ``W``: scan the available edges
     (weight < inf) in ascending order of (weight, row-major index), i.e. the stable sort of
     all ``m²`` edges, and keep each edge whose two ends are still free. Returns the number
     of edges kept.
 
-    The sort is never materialised. The scan runs in rounds over the edges between vertices
-    that are still free (an edge at a matched vertex would be skipped anyway), all heavier
-    than ``last`` (every edge of weight ≤ ``last`` has been scanned): ``tau`` is the
-    ``4·free``-th smallest such weight; the edges lighter than ``tau`` are sorted (stable, so
-    ties stay in index order) and scanned, then the edges of weight exactly ``tau`` are
-    scanned in index order without sorting, and ``last = tau``. Late iterations have millions
-    of edges of one weight (often 0, boxes already covering the record): the previous
-    two-chunk version sorted all of them; this one only walks them in order.
+    The sort is never materialised. Under a strict total order the greedy matching is the
+    one obtained by repeatedly keeping a *locally dominant* edge, one that is the least
+    available edge at both of its still free ends, in any order (an edge kept so is kept by
+    the scan: every lesser edge at its ends meets an end kept earlier). A dominant edge is
+    found by pointer chasing: from a free row take its least free column, from that column
+    its least free row, and so on; the key strictly decreases, so the chase ends at a pair
+    that point to each other. Each row's and column's least free partner is cached and
+    rescanned only when that partner is taken. Rows left without an available free column
+    stay unmatched (the caller's swaps resolve them).
     """
+    best_r = np.empty(m, dtype=np.int64)
+    best_c = np.full(m, -2, dtype=np.int64)  # -2: not computed yet
+    for i in range(m):
+        best_r[i] = _row_best(W, m, i, matchT)
     cnt = 0
-    last = -_INF
-    fs = np.empty(m, dtype=np.int64)
-    ft = np.empty(m, dtype=np.int64)
-    while cnt < m:
-        nfs = 0
-        nft = 0
-        for i in range(m):
-            if matchS[i] < 0:
-                fs[nfs] = i
-                nfs += 1
-            if matchT[i] < 0:
-                ft[nft] = i
-                nft += 1
-        buf = np.empty(nfs * nft, dtype=np.float64)
-        nc = 0
-        for a in range(nfs):  # loop over free rows; the weights of their free columns above last
-            base = fs[a] * m
-            for b in range(nft):
-                w = W[base + ft[b]]
-                if w > last and w < _INF:
-                    buf[nc] = w
-                    nc += 1
-        if nc == 0:
-            break
-        kth = min(4 * nfs, nc - 1)
-        tau = np.partition(buf[:nc], kth)[kth]
-        sel = np.empty(kth + 1, dtype=np.int64)
-        ns = 0
-        for a in range(nfs):  # the edges in (last, tau), in index order
-            base = fs[a] * m
-            for b in range(nft):
-                e = base + ft[b]
-                w = W[e]
-                if w > last and w < tau:
-                    sel[ns] = e
-                    ns += 1
-        sel = sel[:ns]
-        for e in sel[np.argsort(W[sel], kind="mergesort")]:  # stable: equal weights stay in index order
-            i = e // m
-            j = e % m
-            if matchS[i] < 0 and matchT[j] < 0:
-                matchS[i] = j
-                matchT[j] = i
-                cnt += 1
-        for a in range(nfs):  # the edges of weight tau, in index order
-            i = fs[a]
-            if matchS[i] >= 0:
-                continue
-            base = i * m
-            for b in range(nft):
-                j = ft[b]
-                if matchT[j] < 0 and W[base + j] == tau:
+    for i0 in range(m):
+        while matchS[i0] < 0:
+            i = i0
+            while True:  # chase to a locally dominant edge
+                j = best_r[i]
+                if j >= 0 and matchT[j] >= 0:
+                    j = _row_best(W, m, i, matchT)
+                    best_r[i] = j
+                if j < 0:
+                    break  # only i0 can get here: a row reached from a column has an edge to it
+                i2 = best_c[j]
+                if i2 < 0 or matchS[i2] >= 0:
+                    i2 = _col_best(W, m, j, matchS)
+                    best_c[j] = i2
+                if i2 == i:
                     matchS[i] = j
                     matchT[j] = i
                     cnt += 1
                     break
-        last = tau
+                i = i2
+            if j < 0:
+                break
     return cnt
 
 
