@@ -67,3 +67,23 @@ def test_sorted_greedy_equals_the_sorted_scan(seed):
         cnt = K._sorted_greedy(W, m, ms, mt)
         want_s, want_t = _scan_reference(W, m)
         assert np.array_equal(ms, want_s) and np.array_equal(mt, want_t) and cnt == int((want_s >= 0).sum())
+
+
+@pytest.mark.parametrize("include_self", [False, True])
+def test_cells_from_preimages_equal_the_gathered_min_max_and_sets(include_self):
+    from ktype.algorithms.freeform._prep import Problem, blocks, cells_from_preimages
+    from ktype.algorithms.freeform.heuristics import build_graph
+    from ktype.datasets.synthetic import census_dataset
+
+    p = Problem.from_dataset(census_dataset(90, rng=7))
+    pre, _ = build_graph(p, 4, "sortgreedy", blocks(p.n, 30))
+    lo, hi, sets = cells_from_preimages(p, pre, include_self=include_self)
+    idx = np.column_stack([pre, np.arange(p.n)]) if include_self else pre
+    vals = p.X[idx]  # (n, k, r): the reference gathers everything
+    assert np.array_equal(lo, vals.min(axis=1)) and np.array_equal(hi, vals.max(axis=1))
+    assert lo.dtype == hi.dtype == np.int32
+    assert sorted(sets) == [int(j) for j in np.flatnonzero(~p.is_range)]
+    for j, member in sets.items():  # loop over set columns
+        want = np.zeros_like(member)
+        want[np.repeat(np.arange(p.n), idx.shape[1]), vals[:, :, j].ravel()] = True
+        assert np.array_equal(member, want)

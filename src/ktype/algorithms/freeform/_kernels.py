@@ -497,7 +497,8 @@ def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - comp
     Hopcroft–Karp (greedy start in row order, layered phases, DFS in row order) takes the
     same steps on this component as on the whole graph. Phases whose shortest augmenting
     path is shorter than any in the chunk leave it unchanged, so they can be skipped.
-    Writes ``match[i]`` (box of original ``i``) and returns the number of unmatched rows.
+    Writes ``match[i]`` (box of original ``i``), marks its edges dead in ``alive`` and
+    returns the number of unmatched rows.
     """
     m = e - a
     k = pre.shape[1]
@@ -538,6 +539,11 @@ def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - comp
             bad += 1
         else:
             match[a + rord[r]] = a + cord[mate[r]]
+    if bad == 0:
+        for j in range(a, e):  # the matching's edges are used up
+            for s in range(k):
+                if alive[j, s] and match[pre[j, s]] == j:
+                    alive[j, s] = False
     return bad
 
 
@@ -551,3 +557,30 @@ def chunk_matchings(pre, alive, pr, pc, starts, match):  # pragma: no cover - co
     for c in prange(nc):
         bad[c] = _chunk_matching(pre, alive, pr, pc, starts[c], starts[c + 1], match)
     return bad.sum()
+
+
+@njit(parallel=True)
+def box_ranges(X, idx, cell_lo, cell_hi):  # pragma: no cover - compiled
+    """Per box ``j``: ``cell_lo[j, c]`` / ``cell_hi[j, c]`` = min / max of ``X[idx[j, s], c]``."""
+    n, r = X.shape
+    for j in prange(idx.shape[0]):
+        for c in range(r):
+            v = X[idx[j, 0], c]
+            cell_lo[j, c] = v
+            cell_hi[j, c] = v
+        for s in range(1, idx.shape[1]):
+            i = idx[j, s]
+            for c in range(r):
+                v = X[i, c]
+                if v < cell_lo[j, c]:
+                    cell_lo[j, c] = v
+                if v > cell_hi[j, c]:
+                    cell_hi[j, c] = v
+
+
+@njit(parallel=True)
+def box_members(X, c, idx, member):  # pragma: no cover - compiled
+    """Per box ``j``: ``member[j, X[idx[j, s], c]] = True`` for every ``s`` (its value set)."""
+    for j in prange(idx.shape[0]):
+        for s in range(idx.shape[1]):
+            member[j, X[idx[j, s], c]] = True

@@ -140,16 +140,21 @@ def cells_from_preimages(p: Problem, pre: np.ndarray, *, include_self: bool = Fa
 
     Returns ``(cell_lo, cell_hi, value_sets)`` in sorted order (leaf ranks).
     """
+    from ._kernels import box_members, box_ranges
+
     n, r = p.X.shape
     idx = pre if not include_self else np.column_stack([pre, np.arange(n)])
-    vals = p.X[idx]  # (n, k, r)
-    cell_lo = vals.min(axis=1).astype(np.int32)
-    cell_hi = vals.max(axis=1).astype(np.int32)
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    X = np.ascontiguousarray(p.X)
+    cell_lo = np.empty((n, r), dtype=np.int32)
+    cell_hi = np.empty((n, r), dtype=np.int32)
+    if n and idx.shape[1]:
+        box_ranges(X, idx, cell_lo, cell_hi)
     sets: dict[int, np.ndarray] = {}
-    rows = np.repeat(np.arange(n), idx.shape[1])
     for j in np.flatnonzero(~p.is_range):  # loop over set columns
         member = np.zeros((n, p.dataset.hierarchies[j].size), dtype=bool)
-        member[rows, vals[:, :, j].ravel()] = True
+        if n and idx.shape[1]:
+            box_members(X, int(j), idx, member)
         sets[int(j)] = member
     return cell_lo, cell_hi, sets
 
@@ -203,14 +208,12 @@ def random_decomposition(pre: np.ndarray, rng: np.random.Generator) -> np.ndarra
     n, k = pre.shape
     starts = chunks(pre)
     alive = np.ones((n, k), dtype=bool)
-    box = np.arange(n, dtype=np.int64)[:, None]
     out = np.empty((k, n), dtype=np.int64)
     for t in range(k):  # loop over the k matchings
         pr = rng.permutation(n)
         pc = rng.permutation(n)
         if chunk_matchings(pre, alive, pr, pc, starts, out[t]):  # pragma: no cover - impossible for a regular graph
             raise VerificationError("The generalization graph is not regular: no perfect matching left.")
-        alive &= out[t][pre] != box
     return out
 
 
