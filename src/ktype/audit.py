@@ -39,7 +39,10 @@ this original*. :func:`audit` establishes, in this order:
    the published types it cannot saturate are named. When the release has no sensitive or
    insensitive columns and every record is published, that graph and its flow are exactly the
    ones the matching-based model checks (k-concealment, freeform) need: they are built and
-   solved once and lent to the checks (:func:`ktype.models._graph.shared_graph`).
+   solved once and lent to the checks (:func:`ktype.models._graph.shared_graph`). When the
+   claimed models include freeform k-anonymity, whose check decides a *k-factor* of that graph
+   by a maximum flow anyway, that flow is solved here instead: a k-factor (``k >= 1``)
+   contains a perfect matching, and it also serves the match counts, so one flow decides all.
 5. **Models.** Only then are the models checked, in the scope the release's recoding
    calls for (from its metadata, or given explicitly), on a :class:`~ktype.Release` holding
    the published rows plus ``input − published`` suppressed whole-domain rows, exactly as the
@@ -304,14 +307,16 @@ def _parse(dataset: Dataset, published: pd.DataFrame, *, recoding: str | None, m
 
 # ------------------------------------------------------------------------------ generalization
 def _generalization_findings(
-    dataset: Dataset, published: pd.DataFrame, rel: Release
+    dataset: Dataset, published: pd.DataFrame, rel: Release, factor_k: int = 0
 ) -> tuple[list[Finding], str, ConsistencyGraph | None]:
     """Is there a matching of the published rows into distinct original records? (module doc, step 4)
 
     Also returns the consistency graph with its matching when it is the one the model checkers
     build (no sensitive/insensitive columns, every row published, unknown row order), so the
     audit lends it to them (:func:`ktype.models._graph.shared_graph`) instead of building and
-    solving it twice; else ``None``.
+    solving it twice; else ``None``. With ``factor_k >= 1`` (a claimed freeform k-anonymity, see
+    :func:`_factor_k`) the shared graph's k-factor flow is tried first: if the k-factor exists,
+    it proves the matching and is the flow the checks reuse.
     """
     from scipy import sparse
     from scipy.sparse.csgraph import maximum_flow
@@ -365,6 +370,8 @@ def _generalization_findings(
                                     "covered.",
                                     rows=[int(i) for i in rows[:MAX_LISTED]], classes=classes))
         return findings, "class-wise count (homogeneous recoding)", None
+    if share and factor_k >= 1 and _has_factor(g, factor_k):
+        return findings, "maximum flow on the type graph", g  # a k-factor contains a perfect matching
     if share:
         try:
             _ = g.flow  # one maximum flow (original types -> published types), kept for the model checks
@@ -390,6 +397,30 @@ def _generalization_findings(
                                 "duplicated, invented or altered row among the rows listed.",
                                 rows=[int(i) for i in rows[:MAX_LISTED]]))
     return findings, "maximum flow on the type graph", None
+
+
+def _has_factor(g: ConsistencyGraph, k: int) -> bool:
+    try:
+        return g.k_factor(k)[0]
+    except InvalidParameterError:  # too large to decide: the matching flow decides generalization
+        return False
+
+
+def _factor_k(model: PrivacyModel | Sequence[PrivacyModel] | None, meta: Mapping[str, Any] | None) -> int:
+    """The largest ``k`` of the freeform k-anonymity models to be checked (given, else claimed by
+    the metadata); 0 without one or when the claim cannot be rebuilt (the models step reports it)."""
+    from .models.freeform import FreeformKAnonymity
+
+    if model is not None:
+        models = [model] if isinstance(model, PrivacyModel) else list(model)
+    elif meta is not None:
+        try:
+            models = models_from_metadata(meta)
+        except (KtypeError, TypeError, ValueError):  # an untrusted claim that cannot be rebuilt
+            return 0
+    else:
+        return 0
+    return max((int(m.k) for m in models if isinstance(m, FreeformKAnonymity)), default=0)
 
 
 def _class_label(published: pd.DataFrame, rel: Release, ds: Dataset, row: int, rows: int, records: int) -> dict[str, Any]:
@@ -580,7 +611,8 @@ def _audit(  # noqa: C901, PLR0912, PLR0913, PLR0915
     facts["recoding"] = rel.recoding
     # 4. generalization
     _step("generalization")
-    gen_findings, facts["matching"], graph = _generalization_findings(ds, published, rel)
+    factor_k = _factor_k(model, meta) if rel.recoding == "freeform" else 0
+    gen_findings, facts["matching"], graph = _generalization_findings(ds, published, rel, factor_k)
     findings += gen_findings
     if any(f.check in ("generalization", "labels", "counts") for f in findings):
         return AuditReport(findings, [], facts, rel)

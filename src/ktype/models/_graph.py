@@ -36,6 +36,10 @@ edges lying on some maximum matching is a structural invariant of the graph), wh
 a release read back from a published file (``source is None``, row order unknown) gives the
 same answer as the in-memory release: there ``f`` is a maximum flow (Dinic, scipy) and a
 flow smaller than ``n`` proves that the release is *not* a generalization of the data.
+The argument holds for any feasible point of the (transportation) polytope, fractional
+ones included: when a *k-factor* flow ``F`` of value ``n·k`` is already known
+(:meth:`ConsistencyGraph.k_factor`), ``F / k`` is one (row sums ``ma``, column sums ``mb``),
+so its support stands for ``f > 0`` and the matching flow is not solved at all.
 When ``release.source`` is known, ``f`` is simply the pair counts ``(type of the source
 record, type of the released row)``. Because records of one type are strongly connected
 (each reaches the other through their partners), the record-level SCCs of Algorithm 4 are
@@ -291,6 +295,9 @@ class ConsistencyGraph:
         self.edge_orig = out[order]
         self.edge_box = eb[order]
         self._edge_key = self.edge_orig * max(B, 1) + self.edge_box
+        #: k -> k_factor(k), and the support of a k-factor flow once one is found
+        self._k_factors: dict[int, tuple[bool, np.ndarray]] = {}
+        self._factor_support: np.ndarray | None = None
 
     # --------------------------------------------------------------------- degrees
     @property
@@ -377,13 +384,25 @@ class ConsistencyGraph:
         )
 
     @cached_property
+    def support(self) -> np.ndarray:
+        """Boolean per type edge: positive in one feasible perfect (possibly fractional) flow.
+
+        ``flow > 0``, unless the flow was not needed yet and a k-factor flow of this graph is
+        known: then its support (module docstring: ``F / k`` is a feasible point). The matches
+        derived from it do not depend on which feasible point is used.
+        """
+        if self._source is None and "flow" not in self.__dict__ and self._factor_support is not None:
+            return self._factor_support
+        return self.flow > 0
+
+    @cached_property
     def scc(self) -> tuple[int, np.ndarray]:
         """SCCs of the residual graph on ``A + B`` nodes (original types first)."""
         from scipy import sparse
         from scipy.sparse.csgraph import connected_components
 
         A, B = self.n_orig_types, self.n_box_types
-        pos = self.flow > 0
+        pos = self.support
         rows = np.concatenate([self.edge_orig, A + self.edge_box[pos]])
         cols = np.concatenate([A + self.edge_box, self.edge_orig[pos]])
         G = sparse.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(A + B, A + B))
@@ -394,7 +413,7 @@ class ConsistencyGraph:
     def is_match(self) -> np.ndarray:
         """Boolean per type edge: lies on some perfect matching."""
         _, lab = self.scc
-        return (self.flow > 0) | (lab[self.edge_orig] == lab[self.n_orig_types + self.edge_box])
+        return self.support | (lab[self.edge_orig] == lab[self.n_orig_types + self.edge_box])
 
     def match_counts(self) -> np.ndarray:
         """Number of matches of each original record (hidden rows included)."""
@@ -434,7 +453,16 @@ class ConsistencyGraph:
         (exists, short) : (bool, ndarray of bool, shape (n_original,))
             ``exists`` iff a k-factor exists; ``short`` marks the original records whose type
             the maximum flow found could not give ``k`` edges (all False when it exists).
+
+        The answer is kept per ``k``; a k-factor flow found also serves as the feasible flow of
+        the matches (:attr:`support`), so a checker that asks for both solves one flow.
         """
+        if k not in self._k_factors:
+            self._k_factors[k] = self._solve_k_factor(k)
+        exists, short = self._k_factors[k]
+        return exists, short.copy()
+
+    def _solve_k_factor(self, k: int) -> tuple[bool, np.ndarray]:
         from scipy import sparse
         from scipy.sparse.csgraph import maximum_flow
 
@@ -453,10 +481,24 @@ class ConsistencyGraph:
         G = sparse.csr_array((cap.astype(np.int32), (rows, cols)), shape=(A + B + 2, A + B + 2))
         res = maximum_flow(G, s, t, method="dinic")
         if int(res.flow_value) == n * k:
+            if k >= 1 and self._factor_support is None:
+                self._factor_support = self._positive_type_edges(sparse.csr_array(res.flow))
             return True, np.zeros(n, dtype=bool)
         F = sparse.csr_array(res.flow)
         sent = np.asarray(F[np.zeros(A, dtype=np.int64), 1 + np.arange(A, dtype=np.int64)]).ravel()
         return False, (sent < k * ma)[self.orig_type]
+
+    def _positive_type_edges(self, F: sparse.csr_array) -> np.ndarray:
+        """Boolean per type edge: positive in the flow matrix ``F`` of a network with node
+        ``1 + a`` per original type and ``1 + A + b`` per box type (vectorized over its entries)."""
+        A, B = self.n_orig_types, self.n_box_types
+        rows = np.repeat(np.arange(F.shape[0], dtype=np.int64), np.diff(F.indptr))
+        cols = F.indices.astype(np.int64)
+        sel = (F.data > 0) & (rows >= 1) & (rows <= A) & (cols > A) & (cols <= A + B)
+        key = (rows[sel] - 1) * max(B, 1) + (cols[sel] - 1 - A)
+        out = np.zeros(self.n_edges, dtype=bool)
+        out[np.searchsorted(self._edge_key, key)] = True
+        return out
 
     def _indicator_orig(self) -> sparse.csr_matrix:
         from scipy import sparse

@@ -103,9 +103,20 @@ class FreeformKAnonymity(PrivacyModel):
         witness = pre is not None and release.source is not None
         if witness:
             ok &= self._check_witness(release, np.asarray(pre, dtype=np.int64), summary)
+        graph = None
+        factor: tuple[bool, np.ndarray] | InvalidParameterError | None = None
+        if not witness:
+            # without the witness, the k-regular generalization graph it would hold must at
+            # least exist inside the consistency graph (a k-factor, one maximum flow); decided
+            # first, because a k-factor flow also serves the match counts below (one flow)
+            graph = consistency_graph(release)
+            try:
+                factor = graph.k_factor(self.k)
+            except InvalidParameterError as e:  # too large to decide: reported below
+                factor = e
         if not witness or n <= self.graph_limit:
             try:
-                cnt = consistency_graph(release).match_counts()
+                cnt = (graph or consistency_graph(release)).match_counts()
             except DataError as e:  # some row does not cover its record: no perfect matching
                 summary["not_a_generalization"] = str(e)
                 ok &= False
@@ -113,14 +124,12 @@ class FreeformKAnonymity(PrivacyModel):
                 ok &= cnt >= self.k
                 summary["min_matches"] = int(cnt.min()) if n else 0
         if not witness:
-            # without the witness, the k-regular generalization graph it would hold must at
-            # least exist inside the consistency graph (a k-factor, one maximum flow)
-            try:
-                exists, short = consistency_graph(release).k_factor(self.k)
-            except InvalidParameterError as e:  # too large to decide: not verified, so not passed
+            if isinstance(factor, InvalidParameterError):  # too large to decide: not verified, so not passed
                 exists, short = False, np.ones(n, dtype=bool)
-                summary["basis"] = f"the {self.k}-factor cannot be decided: {e}"
+                summary["basis"] = f"the {self.k}-factor cannot be decided: {factor}"
             else:
+                assert factor is not None
+                exists, short = factor
                 if not exists:
                     summary["basis"] = (f"no {self.k}-regular generalization graph fits these boxes (the consistency "
                                         f"graph has no {self.k}-factor), so the candidates cannot all be equiprobable")

@@ -19,6 +19,7 @@ import numpy as np
 from numba import prange
 
 from ..._jit import njit
+from ..._matching import _hopcroft_karp
 
 _INF = np.inf
 _ALL_FREE = np.zeros(0, dtype=np.bool_)  # "every listed box is free"
@@ -77,14 +78,45 @@ def _is_used(post, t, i, j):  # pragma: no cover - compiled
 
 @njit
 def _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t):  # pragma: no cover - compiled
-    """Dense ``(m, m)`` weights of iteration ``t``; edges used before are ``inf``."""
+    """Dense ``(m, m)`` weights of iteration ``t``; edges used before are ``inf``.
+
+    Row by row: for record ``i`` each term of :func:`_weight` is added to the whole row at
+    once, over the boxes' state transposed to ``(column, box)`` so that the inner loop runs
+    over contiguous boxes with one value of ``i`` (SIMD). ``W[i, j]`` gets the same terms in
+    the same order as :func:`_weight` (a term that is zero there is skipped, here it adds
+    ``+0.0``), so the weights are bit for bit those of :func:`_weight`.
+    """
     m = xnum.shape[0]
+    na = xnum.shape[1]
+    nc = xcat.shape[1]
+    loT = np.ascontiguousarray(lo.T)
+    hiT = np.ascontiguousarray(hi.T)
+    nw = bits.shape[2]
+    bitsT = np.empty((nc, nw, m), dtype=np.uint64)
+    for j in range(m):
+        for c in range(nc):
+            for w in range(nw):
+                bitsT[c, w, j] = bits[j, c, w]
     W = np.empty((m, m), dtype=np.float64)
     for i in range(m):
-        for j in range(m):
-            W[i, j] = _weight(xnum, xcat, wcat, lo, hi, bits, i, j)
+        row = W[i]
+        row[:] = 0.0
+        for a in range(na):
+            x = xnum[i, a]
+            la = loT[a]
+            ha = hiT[a]
+            for j in range(m):
+                row[j] += max(la[j] - x, 0.0)
+                row[j] += max(x - ha[j], 0.0)
+        for c in range(nc):
+            v = xcat[i, c]
+            bw = bitsT[c, v >> 6]
+            sh = np.uint64(v & 63)
+            wc = wcat[c]
+            for j in range(m):
+                row[j] += 0.0 if (bw[j] >> sh) & np.uint64(1) else wc
         for s in range(t):
-            W[i, post[i, s]] = _INF
+            row[post[i, s]] = _INF
     return W
 
 
@@ -270,79 +302,76 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
 
 
 @njit
+def _row_best(W, m, i, matchT):  # pragma: no cover - compiled
+    """Free column ``j`` of least ``(W[i, j], j)`` with ``W[i, j] < inf`` (-1: none)."""
+    best = _INF
+    bj = -1
+    base = i * m
+    for j in range(m):
+        w = W[base + j]
+        if w < best and matchT[j] < 0:
+            best = w
+            bj = j
+    return bj
+
+
+@njit
+def _col_best(W, m, j, matchS):  # pragma: no cover - compiled
+    """Free row ``i`` of least ``(W[i, j], i)`` with ``W[i, j] < inf`` (-1: none)."""
+    best = _INF
+    bi = -1
+    for i in range(m):
+        w = W[i * m + j]
+        if w < best and matchS[i] < 0:
+            best = w
+            bi = i
+    return bi
+
+
+@njit
 def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
     """Alg. 2 lines 2-7 on the flat ``(m, m)`` weights ``W``: scan the available edges
     (weight < inf) in ascending order of (weight, row-major index), i.e. the stable sort of
     all ``m²`` edges, and keep each edge whose two ends are still free. Returns the number
     of edges kept.
 
-    The sort is never materialised. The scan runs in rounds over the edges between vertices
-    that are still free (an edge at a matched vertex would be skipped anyway), all heavier
-    than ``last`` (every edge of weight ≤ ``last`` has been scanned): ``tau`` is the
-    ``4·free``-th smallest such weight; the edges lighter than ``tau`` are sorted (stable, so
-    ties stay in index order) and scanned, then the edges of weight exactly ``tau`` are
-    scanned in index order without sorting, and ``last = tau``. Late iterations have millions
-    of edges of one weight (often 0, boxes already covering the record): the previous
-    two-chunk version sorted all of them; this one only walks them in order.
+    The sort is never materialised. Under a strict total order the greedy matching is the
+    one obtained by repeatedly keeping a *locally dominant* edge, one that is the least
+    available edge at both of its still free ends, in any order (an edge kept so is kept by
+    the scan: every lesser edge at its ends meets an end kept earlier). A dominant edge is
+    found by pointer chasing: from a free row take its least free column, from that column
+    its least free row, and so on; the key strictly decreases, so the chase ends at a pair
+    that point to each other. Each row's and column's least free partner is cached and
+    rescanned only when that partner is taken. Rows left without an available free column
+    stay unmatched (the caller's swaps resolve them).
     """
+    best_r = np.empty(m, dtype=np.int64)
+    best_c = np.full(m, -2, dtype=np.int64)  # -2: not computed yet
+    for i in range(m):
+        best_r[i] = _row_best(W, m, i, matchT)
     cnt = 0
-    last = -_INF
-    fs = np.empty(m, dtype=np.int64)
-    ft = np.empty(m, dtype=np.int64)
-    while cnt < m:
-        nfs = 0
-        nft = 0
-        for i in range(m):
-            if matchS[i] < 0:
-                fs[nfs] = i
-                nfs += 1
-            if matchT[i] < 0:
-                ft[nft] = i
-                nft += 1
-        buf = np.empty(nfs * nft, dtype=np.float64)
-        nc = 0
-        for a in range(nfs):  # loop over free rows; the weights of their free columns above last
-            base = fs[a] * m
-            for b in range(nft):
-                w = W[base + ft[b]]
-                if w > last and w < _INF:
-                    buf[nc] = w
-                    nc += 1
-        if nc == 0:
-            break
-        kth = min(4 * nfs, nc - 1)
-        tau = np.partition(buf[:nc], kth)[kth]
-        sel = np.empty(kth + 1, dtype=np.int64)
-        ns = 0
-        for a in range(nfs):  # the edges in (last, tau), in index order
-            base = fs[a] * m
-            for b in range(nft):
-                e = base + ft[b]
-                w = W[e]
-                if w > last and w < tau:
-                    sel[ns] = e
-                    ns += 1
-        sel = sel[:ns]
-        for e in sel[np.argsort(W[sel], kind="mergesort")]:  # stable: equal weights stay in index order
-            i = e // m
-            j = e % m
-            if matchS[i] < 0 and matchT[j] < 0:
-                matchS[i] = j
-                matchT[j] = i
-                cnt += 1
-        for a in range(nfs):  # the edges of weight tau, in index order
-            i = fs[a]
-            if matchS[i] >= 0:
-                continue
-            base = i * m
-            for b in range(nft):
-                j = ft[b]
-                if matchT[j] < 0 and W[base + j] == tau:
+    for i0 in range(m):
+        while matchS[i0] < 0:
+            i = i0
+            while True:  # chase to a locally dominant edge
+                j = best_r[i]
+                if j >= 0 and matchT[j] >= 0:
+                    j = _row_best(W, m, i, matchT)
+                    best_r[i] = j
+                if j < 0:
+                    break  # only i0 can get here: a row reached from a column has an edge to it
+                i2 = best_c[j]
+                if i2 < 0 or matchS[i2] >= 0:
+                    i2 = _col_best(W, m, j, matchS)
+                    best_c[j] = i2
+                if i2 == i:
                     matchS[i] = j
                     matchT[j] = i
                     cnt += 1
                     break
-        last = tau
+                i = i2
+            if j < 0:
+                break
     return cnt
 
 
@@ -455,3 +484,103 @@ def block_weights(xnum, xcat, wcat, n_words, pre, t):  # pragma: no cover - comp
             if s > 0:
                 _extend(xnum, xcat, lo, hi, bits, i, j)
     return _weights_matrix(xnum, xcat, wcat, lo, hi, bits, post, t)
+
+
+@njit
+def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - compiled
+    """A maximum matching of the alive edges of the chunk ``[a, e)`` (originals and boxes;
+    no edge leaves it), exactly the one Hopcroft–Karp finds on the whole relabelled graph.
+
+    The whole graph has original ``i`` as row ``pr[i]`` and box ``j`` as column ``pc[j]``,
+    each row's columns ascending. Here the chunk's rows are numbered by the rank of their
+    ``pr`` among the chunk, its columns likewise by ``pc``: the same relative orders, so
+    Hopcroft–Karp (greedy start in row order, layered phases, DFS in row order) takes the
+    same steps on this component as on the whole graph. Phases whose shortest augmenting
+    path is shorter than any in the chunk leave it unchanged, so they can be skipped.
+    Writes ``match[i]`` (box of original ``i``), marks its edges dead in ``alive`` and
+    returns the number of unmatched rows.
+    """
+    m = e - a
+    k = pre.shape[1]
+    rord = np.argsort(pr[a:e])  # local row -> original - a
+    cord = np.argsort(pc[a:e])  # local column -> box - a
+    rrank = np.empty(m, dtype=np.int64)
+    crank = np.empty(m, dtype=np.int64)
+    for q in range(m):
+        rrank[rord[q]] = q
+        crank[cord[q]] = q
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    for j in range(a, e):
+        for s in range(k):
+            if alive[j, s]:
+                indptr[rrank[pre[j, s] - a] + 1] += 1
+    for q in range(m):
+        indptr[q + 1] += indptr[q]
+    fill = indptr[:-1].copy()
+    indices = np.empty(indptr[m], dtype=np.int64)
+    for j in range(a, e):
+        for s in range(k):
+            if alive[j, s]:
+                r = rrank[pre[j, s] - a]
+                indices[fill[r]] = crank[j - a]
+                fill[r] += 1
+    for r in range(m):  # each row's columns ascending (insertion sort: a row has at most k)
+        for p in range(indptr[r] + 1, indptr[r + 1]):
+            v = indices[p]
+            q = p - 1
+            while q >= indptr[r] and indices[q] > v:
+                indices[q + 1] = indices[q]
+                q -= 1
+            indices[q + 1] = v
+    mate = _hopcroft_karp(indptr, indices, m, m)[0]
+    bad = 0
+    for r in range(m):
+        if mate[r] < 0:
+            bad += 1
+        else:
+            match[a + rord[r]] = a + cord[mate[r]]
+    if bad == 0:
+        for j in range(a, e):  # the matching's edges are used up
+            for s in range(k):
+                if alive[j, s] and match[pre[j, s]] == j:
+                    alive[j, s] = False
+    return bad
+
+
+@njit(parallel=True)
+def chunk_matchings(pre, alive, pr, pc, starts, match):  # pragma: no cover - compiled
+    """:func:`_chunk_matching` on every chunk ``[starts[c], starts[c+1])`` in parallel (the
+    chunks share no vertex, so the result does not depend on the scheduling). Returns the
+    number of unmatched originals."""
+    nc = len(starts) - 1
+    bad = np.zeros(nc, dtype=np.int64)
+    for c in prange(nc):
+        bad[c] = _chunk_matching(pre, alive, pr, pc, starts[c], starts[c + 1], match)
+    return bad.sum()
+
+
+@njit(parallel=True)
+def box_ranges(X, idx, cell_lo, cell_hi):  # pragma: no cover - compiled
+    """Per box ``j``: ``cell_lo[j, c]`` / ``cell_hi[j, c]`` = min / max of ``X[idx[j, s], c]``."""
+    n, r = X.shape
+    for j in prange(idx.shape[0]):
+        for c in range(r):
+            v = X[idx[j, 0], c]
+            cell_lo[j, c] = v
+            cell_hi[j, c] = v
+        for s in range(1, idx.shape[1]):
+            i = idx[j, s]
+            for c in range(r):
+                v = X[i, c]
+                if v < cell_lo[j, c]:
+                    cell_lo[j, c] = v
+                if v > cell_hi[j, c]:
+                    cell_hi[j, c] = v
+
+
+@njit(parallel=True)
+def box_members(X, c, idx, member):  # pragma: no cover - compiled
+    """Per box ``j``: ``member[j, X[idx[j, s], c]] = True`` for every ``s`` (its value set)."""
+    for j in prange(idx.shape[0]):
+        for s in range(idx.shape[1]):
+            member[j, X[idx[j, s], c]] = True

@@ -12,17 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from ..._grouping import lexsort_rows
-from ..._matching import maximum_bipartite_matching
 from ...data.dataset import Dataset
 from ...exceptions import InvalidParameterError, UnsupportedModelError, VerificationError
 from ...freeform_release import FreeformRelease, range_columns
 from ...models._base import PrivacyModel
 from ...release import _sort_codes
 
-__all__ = ["Problem", "model_k", "blocks", "cells_from_preimages", "random_decomposition", "publish"]
+__all__ = ["Problem", "model_k", "blocks", "cells_from_preimages", "chunks", "random_decomposition", "publish"]
 
 
 def model_k(models: Sequence[PrivacyModel], algo: str) -> int:
@@ -142,18 +140,39 @@ def cells_from_preimages(p: Problem, pre: np.ndarray, *, include_self: bool = Fa
 
     Returns ``(cell_lo, cell_hi, value_sets)`` in sorted order (leaf ranks).
     """
+    from ._kernels import box_members, box_ranges
+
     n, r = p.X.shape
     idx = pre if not include_self else np.column_stack([pre, np.arange(n)])
-    vals = p.X[idx]  # (n, k, r)
-    cell_lo = vals.min(axis=1).astype(np.int32)
-    cell_hi = vals.max(axis=1).astype(np.int32)
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    X = np.ascontiguousarray(p.X)
+    cell_lo = np.empty((n, r), dtype=np.int32)
+    cell_hi = np.empty((n, r), dtype=np.int32)
+    if n and idx.shape[1]:
+        box_ranges(X, idx, cell_lo, cell_hi)
     sets: dict[int, np.ndarray] = {}
-    rows = np.repeat(np.arange(n), idx.shape[1])
     for j in np.flatnonzero(~p.is_range):  # loop over set columns
         member = np.zeros((n, p.dataset.hierarchies[j].size), dtype=bool)
-        member[rows, vals[:, :, j].ravel()] = True
+        if n and idx.shape[1]:
+            box_members(X, int(j), idx, member)
         sets[int(j)] = member
     return cell_lo, cell_hi, sets
+
+
+def chunks(pre: np.ndarray) -> np.ndarray:
+    """Boundaries ``[0, c1, ..., n]`` of the finest cut of positions that no edge of the
+    graph crosses (edge ``pre[j, s] -> j``): each chunk is a union of connected components.
+    Partitioned heuristics (§8.1) give at least one chunk per partition."""
+    n = pre.shape[0]
+    if n == 0 or pre.shape[1] == 0:
+        return np.array([0, n], dtype=np.int64)
+    j = np.arange(n, dtype=np.int64)
+    lo = np.minimum(pre.min(axis=1), j)
+    hi = np.maximum(pre.max(axis=1), j)
+    # cover[x] = number of edges spanning the gap between positions x - 1 and x
+    cover = np.cumsum(np.bincount(lo + 1, minlength=n + 1)[: n + 1] - np.bincount(hi + 1, minlength=n + 1)[: n + 1])
+    cuts = np.flatnonzero(cover[1:n] == 0) + 1
+    return np.concatenate([[0], cuts, [n]]).astype(np.int64)
 
 
 def random_decomposition(pre: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -167,6 +186,12 @@ def random_decomposition(pre: np.ndarray, rng: np.random.Generator) -> np.ndarra
     exponential time on the layered graphs of few attributes), remove it. A
     ``t``-regular bipartite graph always has one (Hall), so every round succeeds.
 
+    The matching is computed per chunk of positions that no edge crosses (:func:`chunks`;
+    the partitions of §8.1), in parallel, each chunk's rows and columns in the order of their
+    labels (:func:`._kernels.chunk_matchings`): Hopcroft–Karp on a disjoint union of graphs
+    finds on each part exactly what it finds on the part alone, so the result is the
+    matching of the whole relabelled graph, with the work of small graphs that fit in cache.
+
     Parameters
     ----------
     pre : ndarray of int, shape (n, k)
@@ -177,24 +202,18 @@ def random_decomposition(pre: np.ndarray, rng: np.random.Generator) -> np.ndarra
     ndarray of int64, shape (k, n)
         ``M[t, i]`` = the box matched to original ``i`` in matching ``t``.
     """
+    from ._kernels import chunk_matchings
+
+    pre = np.ascontiguousarray(pre, dtype=np.int64)
     n, k = pre.shape
-    ei = np.asarray(pre, dtype=np.int64).ravel()
-    ej = np.repeat(np.arange(n, dtype=np.int64), k)
-    alive = np.ones(n * k, dtype=bool)
+    starts = chunks(pre)
+    alive = np.ones((n, k), dtype=bool)
     out = np.empty((k, n), dtype=np.int64)
     for t in range(k):  # loop over the k matchings
         pr = rng.permutation(n)
         pc = rng.permutation(n)
-        inv_pc = np.empty(n, dtype=np.int64)
-        inv_pc[pc] = np.arange(n)
-        idx = np.flatnonzero(alive)
-        G = sparse.csr_array((np.ones(len(idx), dtype=np.int8), (pr[ei[idx]], pc[ej[idx]])), shape=(n, n))
-        mate = maximum_bipartite_matching(G)
-        if (mate < 0).any():  # pragma: no cover - impossible for a regular graph
+        if chunk_matchings(pre, alive, pr, pc, starts, out[t]):  # pragma: no cover - impossible for a regular graph
             raise VerificationError("The generalization graph is not regular: no perfect matching left.")
-        match = inv_pc[mate[pr]]
-        out[t] = match
-        alive[idx[match[ei[idx]] == ej[idx]]] = False
     return out
 
 
