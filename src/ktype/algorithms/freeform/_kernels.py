@@ -11,6 +11,12 @@ Edge weight (§5, the "redefined" weight, written out from Eqs. 1-3): the increa
 Every ``T_j`` gains exactly one pre-image per iteration, so the weights computed at the
 start of an iteration are exact for it and the final GCP is the sum of the selected weights
 divided by ``d·n``.
+
+Beside the heuristics' per-block passes (``run_blocks``, ``block_weights``), this module
+holds the compiled steps of publishing a freeform release: ``chunk_matchings`` (Hopcroft-Karp
+on each block of rows that no edge crosses, the blocks in parallel: the random decomposition
+into k perfect matchings) and ``box_ranges`` / ``box_members`` (each published box's ranges and
+value sets, computed per box instead of through a gather of every cell).
 """
 
 from __future__ import annotations
