@@ -142,7 +142,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "registry": (
         ["src/ktype/algorithms/_registry.py", "src/ktype/checking.py"],
         [T + "test_registry.py", T + "test_checks_can_fail.py", T + "test_check_report.py", T + "test_registry_oracle.py",
-         T + "test_registry_paths.py"],
+         T + "test_registry_paths.py", T + "test_registry_timings.py", T + "test_check_report_fields.py",
+         # the provenance's randomness statement is written by the registry (_run_body)
+         T + "test_safe_defaults.py::test_provenance_randomness_is_true_for_every_algorithm",
+         T + "test_safe_defaults.py::test_deterministic_variant_warns_and_provenance_says_no_randomness",
+         T + "test_safe_defaults.py::test_mask_without_a_random_choice_says_so"],
     ),
     "risk": (
         ["src/ktype/risk/_common.py", "src/ktype/risk/drivers.py", "src/ktype/risk/hipaa.py",
