@@ -158,7 +158,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "attacks": (
         ["src/ktype/attacks/linking.py", "src/ktype/attacks/matching.py", "src/ktype/attacks/transparent.py",
          "src/ktype/_matching.py"],
-        [T + "test_linking.py", T + "test_matching.py", T + "test_anatomy_audit.py", T + "test_transparent_oracle.py"],
+        # match_posteriors is exercised by test_ktype_models, the transparent attacks by test_transparent(_baselines)
+        [T + "test_linking.py", T + "test_matching.py", T + "test_anatomy_audit.py", T + "test_transparent_oracle.py",
+         T + "test_transparent.py", T + "test_transparent_baselines.py", T + "test_ktype_models.py"],
     ),
     "data": (
         ["src/ktype/data/dataset.py", "src/ktype/data/hierarchy.py", "src/ktype/data/types.py",
