@@ -142,7 +142,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "registry": (
         ["src/ktype/algorithms/_registry.py", "src/ktype/checking.py"],
         [T + "test_registry.py", T + "test_checks_can_fail.py", T + "test_check_report.py", T + "test_registry_oracle.py",
-         T + "test_registry_paths.py"],
+         T + "test_registry_paths.py", T + "test_registry_timings.py", T + "test_check_report_fields.py",
+         # the provenance's randomness statement is written by the registry (_run_body)
+         T + "test_safe_defaults.py::test_provenance_randomness_is_true_for_every_algorithm",
+         T + "test_safe_defaults.py::test_deterministic_variant_warns_and_provenance_says_no_randomness",
+         T + "test_safe_defaults.py::test_mask_without_a_random_choice_says_so"],
     ),
     "risk": (
         ["src/ktype/risk/_common.py", "src/ktype/risk/drivers.py", "src/ktype/risk/hipaa.py",
@@ -154,7 +158,9 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "attacks": (
         ["src/ktype/attacks/linking.py", "src/ktype/attacks/matching.py", "src/ktype/attacks/transparent.py",
          "src/ktype/_matching.py"],
-        [T + "test_linking.py", T + "test_matching.py", T + "test_anatomy_audit.py", T + "test_transparent_oracle.py"],
+        # match_posteriors is exercised by test_ktype_models, the transparent attacks by test_transparent(_baselines)
+        [T + "test_linking.py", T + "test_matching.py", T + "test_anatomy_audit.py", T + "test_transparent_oracle.py",
+         T + "test_transparent.py", T + "test_transparent_baselines.py", T + "test_ktype_models.py"],
     ),
     "data": (
         ["src/ktype/data/dataset.py", "src/ktype/data/hierarchy.py", "src/ktype/data/types.py",
@@ -182,7 +188,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/algorithms/local/iterative.py", "src/ktype/algorithms/local/kconcealment.py",
          "src/ktype/algorithms/local/pipelines.py", "src/ktype/algorithms/local/refine.py"],
         [T + "test_local.py", T + "test_local_props.py", T + "test_local_alg2.py", T + "test_local_agglo.py",
-         T + "test_local_cluster_boxes.py", T + "test_iterative_local.py", T + "test_local_closures_oracle.py"],
+         T + "test_local_cluster_boxes.py", T + "test_iterative_local.py", T + "test_local_closures_oracle.py",
+         T + "test_local_forest_measure.py", T + "test_local_provenance.py", T + "test_local_ldiverse_refusal.py"],
     ),
     "other_algorithms": (
         ["src/ktype/algorithms/_rules.py", "src/ktype/algorithms/cell_suppression.py",

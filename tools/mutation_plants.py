@@ -69,6 +69,17 @@ KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
         [T + "test_transparent.py", "-k", "paper_tables or tailor_equals or oracle_fixture"],
         "Tailor stops splitting a group that is exactly 2l-diverse",
     ),
+    # issue #32 (attacks, plan_grouping): the posterior kernel of the matching attack and the shared hash table
+    "matching_posterior_ignores_adjacency": (
+        "src/ktype/attacks/matching.py", "                if d[k] > 0 and adj[row + k]:\n", "                if d[k] > 0:\n",
+        [T + "test_ktype_models.py", "-k", "table1_c or figure or brute_force"],
+        "the count of perfect matchings lets a record take a box type that does not cover it",
+    ),
+    "hashtab_found_as_new": (
+        ALG + "_hashtab.py", "            return s, False\n", "            return s, True\n",
+        [T + "test_hashtab.py"],
+        "a key already in the table is reported as newly inserted (each row opens a group of its own)",
+    ),
 }
 
 ISSUE: dict[str, tuple[str, str, str, list[str], str]] = {
