@@ -197,7 +197,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/models/_rulespec.py", "src/ktype/models/views.py", "src/ktype/models/_names.py",
          "src/ktype/models/microaggregation.py"],
         [T + "test_rules.py", T + "test_views.py", T + "test_microaggregation.py", T + "test_vocabulary.py",
-         T + "test_models_oracle.py"],
+         T + "test_models_oracle.py", T + "test_views_oracle.py", T + "test_microaggregation_checker.py",
+         T + "test_model_name_errors.py"],
     ),
     "io_formats": (
         ["src/ktype/io/formats.py", "src/ktype/io/metadata.py", "src/ktype/io/parquet.py",
