@@ -126,3 +126,12 @@ def test_to_config_writes_numpy_integers_as_plain_ints(tmp_path):
 def test_bundled_adult_refuses_the_rest_marker():
     with pytest.raises(KtypeError, match=r"^The bundled Adult data has no columns besides its QIs"):
         load_input(dataset="adult", insensitive=["*"])
+
+
+def test_to_config_refuses_what_a_config_cannot_hold_and_says_what_to_give(tmp_path, people):
+    with pytest.raises(InvalidParameterError, match=r"give model names \(e\.g\. model=\['k-anonymity'\]\) with k/l/p/t"):
+        AnonymizationJob(input=tmp_path / "x.csv", quasi_identifiers=["a"], model=[KAnonymity(3)]).to_config()
+    with pytest.raises(InvalidParameterError, match=r"save it \(CSV or Parquet\) and give its path as input"):
+        AnonymizationJob(input=people, **ROLES, k=3).to_config()
+    with pytest.raises(InvalidParameterError, match=r"give an int seed \(or None for secret OS entropy\)"):
+        AnonymizationJob(input=tmp_path / "x.csv", quasi_identifiers=["a"], k=3, rng=np.random.default_rng(1)).to_config()
