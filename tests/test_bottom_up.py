@@ -67,8 +67,9 @@ def _apply(state, a, merged, kids):
     return new
 
 
-def replay(df: pd.DataFrame, k: int):
-    """Bottom-up generalization computed here: the list of (attribute, merged values) steps."""
+def replay(df: pd.DataFrame, k: int, scores: list | None = None):
+    """Bottom-up generalization computed here: the list of (attribute, merged values) steps;
+    ``scores`` receives each step's (tier, score, info loss, anonymity gain, violating gain)."""
     order = {"job": 0, "age": 1}
     state = {"job": [frozenset([v]) for v in JOB.leaves], "age": [frozenset([v]) for v in sorted(set(df["age"]))]}
     steps = []
@@ -100,9 +101,11 @@ def replay(df: pd.DataFrame, k: int):
             else:
                 key = (2, round(max(info, 0), 12), order[a], lowest)
             if best is None or key < best[0]:
-                best = (key, a, merged, kids)
-        _, a, merged, kids = best
+                best = (key, a, merged, kids, (key[0], key[1], max(info, 0), gain, fewer))
+        _, a, merged, kids, score = best
         steps.append((a, merged))
+        if scores is not None:
+            scores.append(score)
         state = _apply(state, a, merged, kids)
 
 
@@ -132,7 +135,12 @@ def test_every_step_is_the_best_scored_generalization(case):
     ds, rel = _run(df, k)
     seq = rel.provenance["bottom_up"]["sequence"]
     got = [(e["attribute"], frozenset(ds.hierarchies[e["index"]].leaves[e["lo"]:e["hi"] + 1])) for e in seq]
-    steps, state = replay(df, k)
+    scores: list = []
+    steps, state = replay(df, k, scores)
+    recorded = [(e["tier"], e["score"], e["info_loss"], e["anonymity_gain"], e["violating_gain"]) for e in seq]
+    assert [(t, g, f) for t, _, _, g, f in recorded] == [(t, g, f) for t, _, _, g, f in scores]
+    assert [x for _, s, i, _, _ in recorded for x in (s, i)] == pytest.approx(
+        [x for _, s, i, _, _ in scores for x in (s, i)], abs=1e-9)
     if any(a == "age" for a, _ in steps):  # ordered: the merged interval holds the values between its ends
         steps = [(a, frozenset(v for v in ds.hierarchies[1].leaves if min(m) <= v <= max(m)) if a == "age" else m)
                  for a, m in steps]

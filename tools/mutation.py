@@ -204,7 +204,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/models/_rulespec.py", "src/ktype/models/views.py", "src/ktype/models/_names.py",
          "src/ktype/models/microaggregation.py"],
         [T + "test_rules.py", T + "test_views.py", T + "test_microaggregation.py", T + "test_vocabulary.py",
-         T + "test_models_oracle.py"],
+         T + "test_models_oracle.py", T + "test_views_oracle.py", T + "test_microaggregation_checker.py",
+         T + "test_model_name_errors.py"],
     ),
     "io_formats": (
         ["src/ktype/io/formats.py", "src/ktype/io/metadata.py", "src/ktype/io/parquet.py",
@@ -242,11 +243,13 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/cli/anatomy.py", "src/ktype/cli/anonymize.py", "src/ktype/cli/attack.py", "src/ktype/cli/check.py",
          "src/ktype/cli/link.py", "src/ktype/cli/listing.py", "src/ktype/cli/report.py", "src/ktype/cli/risk.py",
          "src/ktype/cli/__init__.py", "src/ktype/dask/_cli.py"],
-        [T + "test_cli_contract.py", T + "test_cli_usability.py", T + "test_risk_cli.py", T + "test_transparent_cli.py"],
+        [T + "test_cli_contract.py", T + "test_cli_usability.py", T + "test_risk_cli.py", T + "test_transparent_cli.py",
+         T + "test_cli_api.py", T + "test_cli_report_link.py"],
     ),
     "job_config": (
         ["src/ktype/job.py", "src/ktype/_config.py", "src/ktype/api.py"],
-        [T + "test_job.py", T + "test_safe_defaults.py", T + "test_trust_params.py", T + "test_trust_roles.py"],
+        [T + "test_job.py", T + "test_safe_defaults.py", T + "test_trust_params.py", T + "test_trust_roles.py",
+         T + "test_cli_api.py", T + "test_job_entry_points.py", T + "test_config_parsing.py"],
     ),
     "explain_report": (
         ["src/ktype/explain.py", "src/ktype/report.py"],
