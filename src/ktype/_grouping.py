@@ -8,7 +8,7 @@ import numpy as np
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["group_ids", "group_rows", "pack_keys", "lexsort_rows", "sort_order", "unique_rows"]
+__all__ = ["group_ids", "group_rows", "pack_keys", "lexsort_rows", "run_starts", "sort_order", "unique_rows"]
 
 _LIMIT = np.iinfo(np.int64).max
 
@@ -41,12 +41,27 @@ def pack_keys(columns: Sequence[np.ndarray]) -> list[np.ndarray]:
     return keys
 
 
-def lexsort_rows(columns: Sequence[np.ndarray]) -> np.ndarray:
-    """Stable order of rows sorted lexicographically by ``columns`` (first column primary)."""
-    keys = pack_keys(columns)
+def _key_order(keys: Sequence[np.ndarray]) -> np.ndarray:
+    """Stable lexicographic order of rows by packed ``keys`` (first key primary)."""
     if len(keys) == 1:
         return np.argsort(keys[0], kind="stable")
     return np.lexsort(keys[::-1])
+
+
+def run_starts(keys: Sequence[np.ndarray], order: np.ndarray) -> np.ndarray:
+    """For rows taken in ``order``: whether each starts a new run of equal ``keys``
+    (the first row always does)."""
+    change = np.zeros(len(order), dtype=bool)
+    change[:1] = True
+    for c in keys:
+        sc = c[order]
+        change[1:] |= sc[1:] != sc[:-1]
+    return change
+
+
+def lexsort_rows(columns: Sequence[np.ndarray]) -> np.ndarray:
+    """Stable order of rows sorted lexicographically by ``columns`` (first column primary)."""
+    return _key_order(pack_keys(columns))
 
 
 def sort_order(columns: Sequence[np.ndarray]) -> np.ndarray | None:
@@ -55,9 +70,7 @@ def sort_order(columns: Sequence[np.ndarray]) -> np.ndarray | None:
     keys = pack_keys(columns)
     if not keys or _is_sorted(keys):
         return None
-    if len(keys) == 1:
-        return np.argsort(keys[0], kind="stable")
-    return np.lexsort(keys[::-1])
+    return _key_order(keys)
 
 
 def unique_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -70,12 +83,8 @@ def unique_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     if n == 0:
         return m[:0], np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
     keys = pack_keys([m[:, j] for j in range(m.shape[1])]) if m.shape[1] else [np.zeros(n, dtype=np.int64)]
-    order = np.argsort(keys[0], kind="stable") if len(keys) == 1 else np.lexsort(keys[::-1])
-    change = np.zeros(n, dtype=bool)
-    change[0] = True
-    for c in keys:
-        sc = c[order]
-        change[1:] |= sc[1:] != sc[:-1]
+    order = _key_order(keys)
+    change = run_starts(keys, order)
     first = np.flatnonzero(change)
     inverse = np.empty(n, dtype=np.intp)
     inverse[order] = np.cumsum(change) - 1
@@ -103,12 +112,7 @@ def group_ids(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
         return inv.astype(np.int64).ravel(), int(len(uniq))
     else:
         order = np.lexsort(keys[::-1])
-    change = np.zeros(n, dtype=bool)
-    change[0] = True
-    for c in keys:
-        sc = c[order]
-        change[1:] |= sc[1:] != sc[:-1]
-    gid_sorted = np.cumsum(change) - 1
+    gid_sorted = np.cumsum(run_starts(keys, order)) - 1
     ids = np.empty(n, dtype=np.int64)
     ids[order] = gid_sorted
     return ids, int(gid_sorted[-1] + 1)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._grouping import lexsort_rows, sort_order
+from ._grouping import lexsort_rows, run_starts, sort_order
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL
 from .exceptions import DataError, ImmutableError, InvalidParameterError
@@ -281,13 +281,8 @@ class Release:
             # classes with equal boxes (every suppressed class, two clusters generalized alike)
             # share one rank, so their rows interleave by the other columns exactly as without
             # the hint: the order never shows which rows came from one class of the algorithm's
-            changed = np.zeros(len(corder), dtype=bool)
-            changed[:1] = True
-            for key in boxes:
-                sk = key[corder]
-                changed[1:] |= sk[1:] != sk[:-1]
             crank = np.empty(len(first), dtype=np.int64)
-            crank[corder] = np.cumsum(changed) - 1
+            crank[corder] = np.cumsum(run_starts(boxes, corder)) - 1
             run_rank = crank[inv.ravel()]
             cols = []
         else:

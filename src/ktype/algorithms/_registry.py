@@ -386,11 +386,8 @@ def _cells_pass_compiled(release: Release) -> bool | None:
     seen = np.zeros(int(squares.sum()), dtype=np.uint8)
     if mark_intervals(release.lo, release.hi, release.suppressed, sizes, offsets, seen):
         return False
-    for j, h in enumerate(ds.hierarchies):
-        present = np.flatnonzero(seen[offsets[j]:offsets[j] + squares[j]])
-        if not h.is_allowed(present // sizes[j], present % sizes[j]).all():
-            return False
-    return True
+    return all(_codes_allowed(h, np.flatnonzero(seen[offsets[j]:offsets[j] + squares[j]]))
+               for j, h in enumerate(ds.hierarchies))
 
 
 def _all_allowed(h: Any, lo: np.ndarray, hi: np.ndarray) -> bool:
@@ -403,8 +400,13 @@ def _all_allowed(h: Any, lo: np.ndarray, hi: np.ndarray) -> bool:
     if not ((lo >= 0) & (hi < size) & (lo <= hi)).all():
         return False
     code = lo.astype(np.int64) * size + hi
-    present = np.flatnonzero(np.bincount(code, minlength=size * size))
-    return bool(h.is_allowed(present // size, present % size).all())
+    return _codes_allowed(h, np.flatnonzero(np.bincount(code, minlength=size * size)))
+
+
+def _codes_allowed(h: Any, codes: np.ndarray) -> bool:
+    """Whether every interval ``lo * size + hi`` in ``codes`` (each in the domain) is allowed by ``h``."""
+    size = int(h.size)
+    return bool(h.is_allowed(codes // size, codes % size).all())
 
 
 def _with_loss(release: Release) -> Release:
