@@ -65,14 +65,14 @@ class MatchGraph:
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
         # gin: records inside each group's box (CSR by group, append-only)
         order = np.argsort(gs, kind="stable")
-        self.gin_idx = _grow(ys[order], 2 * len(ys) + 16)
+        self.gin_idx = _grow(ys[order], 2 * len(ys) + 16, fill=None)
         cnt = np.bincount(gs, minlength=self.G)
         self.gin_ptr = _grow(np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64), 2 * self.G + 16)
         self.n_gin = len(ys)
         # out arcs: linked lists per record
-        self.arc_u = _grow(ys.astype(np.int64), 2 * len(ys) + 16)
-        self.arc_g = _grow(gs.astype(np.int64), 2 * len(ys) + 16)
-        self.arc_next = np.full(len(self.arc_u), -1, dtype=np.int64)
+        self.arc_u = _grow(ys, 2 * len(ys) + 16, fill=None, dtype=np.int64)
+        self.arc_g = _grow(gs, 2 * len(ys) + 16, fill=None, dtype=np.int64)
+        self.arc_next = np.empty(len(self.arc_u), dtype=np.int64)  # _link_arcs / _add_arcs write before reading
         self.out_head = np.full(n, -1, dtype=np.int64)
         self.n_arcs = len(ys)
         _link_arcs(self.arc_u, self.arc_next, self.out_head, self.n_arcs)
@@ -111,12 +111,12 @@ class MatchGraph:
             self.mem_head = _grow(self.mem_head, len(self.gin_ptr), fill=-1)
             self.gstamp = _grow(self.gstamp, len(self.gin_ptr))
         if self.n_gin + s > len(self.gin_idx):
-            self.gin_idx = _grow(self.gin_idx, 2 * (self.n_gin + s))
+            self.gin_idx = _grow(self.gin_idx, 2 * (self.n_gin + s), fill=None)
         if self.n_arcs + s > len(self.arc_u):
             cap = 2 * (self.n_arcs + s)
-            self.arc_u = _grow(self.arc_u, cap)
-            self.arc_g = _grow(self.arc_g, cap)
-            self.arc_next = _grow(self.arc_next, cap, fill=-1)
+            self.arc_u = _grow(self.arc_u, cap, fill=None)
+            self.arc_g = _grow(self.arc_g, cap, fill=None)
+            self.arc_next = _grow(self.arc_next, cap, fill=None)
         self.gin_idx[self.n_gin : self.n_gin + s] = mem
         self.gin_ptr[g + 1] = self.gin_ptr[g] + s
         self.n_gin += s
@@ -172,10 +172,15 @@ class MatchGraph:
         )
 
 
-def _grow(a: np.ndarray, cap: int, fill: int = 0) -> np.ndarray:
-    if len(a) >= cap:
+def _grow(a: np.ndarray, cap: int, fill: int | None = 0, dtype: type | None = None) -> np.ndarray:
+    """``a`` in an array of capacity ``cap``; the tail is ``fill``, or left unwritten with
+    ``fill=None`` (append-only storage whose slots are written before they are read: its
+    untouched pages then cost nothing)."""
+    dt = a.dtype if dtype is None else np.dtype(dtype)
+    if len(a) >= cap and dt == a.dtype:
         return a
-    out = np.full(cap, fill, dtype=a.dtype)
+    cap = max(cap, len(a))
+    out = np.empty(cap, dtype=dt) if fill is None else np.full(cap, fill, dtype=dt)
     out[: len(a)] = a
     return out
 
