@@ -1,5 +1,8 @@
 """Individual risk (Benedetti-Franconi) against term-by-term negative-binomial sums."""
 
+from decimal import Decimal, getcontext
+from math import comb
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -86,3 +89,50 @@ def test_release_weights_follow_the_published_rows():
     read_back = parse_release(ds2, pub)
     with pytest.raises(DataError, match="not linked to input rows"):
         individual_risk(read_back, weights="w")
+
+
+def _exact(f: int, p: float) -> float:
+    """``E[1/F | f] = p/q^f ∫_p^1 (x-p)^(f-1)/x dx`` (``x = p + q v``), the binomial expansion
+    summed in 400-digit decimal arithmetic: a formula and an arithmetic the code does not use."""
+    getcontext().prec = 400
+    pd_ = Decimal(p)
+    q = 1 - pd_
+    s = (-pd_) ** (f - 1) * (-(pd_.ln()))
+    for i in range(1, f):
+        s += comb(f - 1, i) * (-pd_) ** (f - 1 - i) * (1 - pd_**i) / i
+    return float(pd_ * s / q**f)
+
+
+@pytest.mark.parametrize("f", [1, 2, 3, 7, 40, 99, 100, 101, 180, 255])
+def test_against_exact_decimal_expansion(f):
+    ps = [1e-14, 1e-9, 1e-4, 0.01, 0.2, 0.4999, 0.5, 0.5001, 0.8] + ([0.99, 0.999] if f <= 80 else [])
+    got = expected_inverse_frequency(np.full(len(ps), f), np.array(ps))
+    assert got == pytest.approx([_exact(f, p) for p in ps], rel=1e-12)
+
+
+@pytest.mark.parametrize("f", [100, 256, 257, 1000, 20000])
+@pytest.mark.parametrize("p", [0.01, 0.05, 0.3, 0.7])
+def test_large_frequencies_against_series(f, p):
+    """Frequencies of 100 and more at small sampling fractions, where scipy's ``hyp2f1(1, 1,
+    f + 1, 1 - p)`` returns nan/inf (scipy 1.17): the risk must stay the posterior mean."""
+    got = expected_inverse_frequency(np.array([f]), np.array([p]))[0]
+    assert got == pytest.approx(_bruteforce(f, p), rel=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**6), st.floats(1e-300, 1.0))
+def test_bounds_jensen_and_support(f, p):
+    """``f <= F`` gives ``E[1/F] <= 1/f``; Jensen gives ``E[1/F] >= 1/E[F] = p/f``."""
+    r = expected_inverse_frequency(np.array([f]), np.array([p]))[0]
+    assert np.isfinite(r)
+    assert p / f * (1 - 1e-12) <= r <= 1 / f * (1 + 1e-12)
+
+
+def test_individual_risk_with_large_classes_is_finite():
+    ds = ktype.load_adult(n=3000)
+    r = individual_risk(ds, quasi_identifiers=["sex", "race"], sampling_fraction=0.01)
+    f = ds.data.groupby(["sex", "race"])["sex"].transform("size").to_numpy()
+    assert f.max() >= 100
+    assert np.isfinite(r.per_record).all()
+    big = np.flatnonzero(f == f.max())[0]
+    assert r.per_record[big] == pytest.approx(_bruteforce(int(f[big]), 0.01), rel=1e-9)

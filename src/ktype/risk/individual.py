@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import hyp2f1
 
 from .._validation import Interval, check_params
 from ..data.dataset import Dataset
@@ -50,24 +49,74 @@ from ._common import RiskData, class_sizes, coded, summarize
 __all__ = ["IndividualRisk", "individual_risk", "expected_inverse_frequency"]
 
 
+_RECURRENCE_MAX_F = 256  # forward recurrence for f below this (and p <= 1/2); series otherwise
+_SERIES_TERMS = 64  # ratio of consecutive terms below max(q, (j+1)/(f+j+1)): 2^-64 or less
+
+
 def expected_inverse_frequency(f: np.ndarray, p: np.ndarray) -> np.ndarray:
     """``E[1/F | f]`` under the Benedetti–Franconi negative binomial posterior (vectorized).
 
     ``f``: sample frequencies (>= 1); ``p``: ``f / F_hat`` in ``(0, 1]``.
+
+    Evaluated without a hypergeometric library (so that a risk command does not import
+    ``scipy.special``): with ``q = 1 - p``, ``r = p · I_f`` where
+    ``I_f = ∫_0^1 v^(f-1) / (p + q v) dv`` (substitute ``v = p t / (1 - q t)`` in the
+    integral of the module docstring), and
+
+    * ``I_1 = -log(p) / q`` and ``q I_(f+1) + p I_f = 1/f`` (integrate ``v^(f-1)``): the
+      forward recurrence, used for ``p <= 1/2`` (each step multiplies an error by
+      ``p/q <= 1``) and ``f < 256``;
+    * ``I_f = Σ_j q^j j! (f-1)! / (f+j)!`` (expand ``1/(1 - q(1-v))``, Beta integrals), the
+      term ratio ``q (j+1)/(f+j+1)`` being below ``1/2`` for ``p > 1/2`` and below
+      ``(j+1)/(f+j+1)`` for ``f >= 256``: 64 terms leave a relative tail under 2^-60.
+
+    Non-integer ``f`` falls back to ``scipy.special.hyp2f1``.
     """
     f = np.asarray(f, dtype=float)
     p = np.clip(np.asarray(p, dtype=float), np.finfo(float).tiny, 1.0)
     f, p = np.broadcast_arrays(f, p)
     if f.size == 0:
         return np.zeros(f.shape)
-    # one hypergeometric evaluation per distinct (f, p): class sizes repeat a lot
+    # one evaluation per distinct (f, p): class sizes repeat a lot
     vf, fi = np.unique(f.ravel(), return_inverse=True)
     vp, pj = np.unique(p.ravel(), return_inverse=True)
     key = fi.ravel().astype(np.int64) * len(vp) + pj.ravel()
     uk, inv = np.unique(key, return_inverse=True)
     uf, up = vf[uk // len(vp)], vp[uk % len(vp)]
-    val = (up / uf) * hyp2f1(1.0, 1.0, uf + 1.0, 1.0 - up)
+    if not np.array_equal(uf, np.rint(uf)):
+        from scipy.special import hyp2f1  # non-integer frequencies only
+
+        val = (up / uf) * hyp2f1(1.0, 1.0, uf + 1.0, 1.0 - up)
+    else:
+        val = up * _inverse_frequency_integral(uf, up)
     return val[inv.ravel()].reshape(f.shape)
+
+
+def _inverse_frequency_integral(f: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``I_f = ∫_0^1 v^(f-1) / (p + (1-p) v) dv`` for integer ``f >= 1``, ``p`` in (0, 1]."""
+    q = 1.0 - p
+    out = np.empty(len(f))
+    one = q == 0.0
+    out[one] = 1.0 / f[one]  # F = f surely
+    rec = ~one & (p <= 0.5) & (f < _RECURRENCE_MAX_F)
+    if rec.any():
+        fr, pr, qr = f[rec], p[rec], q[rec]
+        cur = -np.log(pr) / qr  # I_1
+        res = cur.copy()
+        for m in range(1, int(fr.max())):  # at most 255 vector steps over the distinct pairs
+            cur = (1.0 / m - pr * cur) / qr  # I_(m+1)
+            res = np.where(fr == m + 1, cur, res)
+        out[rec] = res
+    ser = ~one & ~rec
+    if ser.any():
+        fs, qs = f[ser], q[ser]
+        term = 1.0 / fs  # j = 0: (f-1)!/f!
+        total = term.copy()
+        for j in range(_SERIES_TERMS):
+            term = term * qs * (j + 1) / (fs + j + 1)
+            total += term
+        out[ser] = total
+    return out
 
 
 @dataclass(frozen=True)

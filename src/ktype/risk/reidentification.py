@@ -241,7 +241,7 @@ def reidentification_risk(
         marketer = float(jr.mean()) if n else 0.0
         pop_desc = f"population table ({int(F.sum()):,} matching records)"
     elif pi is not None:
-        from .individual import expected_inverse_frequency  # scipy.special: only with a sampling fraction
+        from .individual import expected_inverse_frequency
 
         rc = expected_inverse_frequency(np.maximum(f, 1), np.full(g, pi))
         jr = rc[gid]
@@ -376,7 +376,7 @@ def _local_release_risk(rel: Release, quasi_identifiers: Sequence[str] | None, p
         marketer = float(jr.mean())
         pop_desc = "population table (journalist risk per released row: 1 / population records in its box)"
     elif pi is not None:
-        from .individual import expected_inverse_frequency  # scipy.special: only with a sampling fraction
+        from .individual import expected_inverse_frequency
 
         jr = expected_inverse_frequency(np.maximum(m, 1), np.full(n, pi))
         jour = _attacker("journalist", jr, threshold)
