@@ -36,7 +36,7 @@ runs each estimator on its own, so one that fails (or raises) is reported as una
 with its reason (``PopulationUniqueness.unavailable``) and never takes the others down, and
 Dankar's rule picks among those available.
 
-SNB is computed in log space (``log p1``, ``log p2``, ``log U``; ``scipy.special`` log-sigmoid
+SNB is computed in log space (``log p1``, ``log p2``, ``log U``; an overflow-free log-sigmoid
 and ``log1p``): with ``π = n / N`` down to ``10⁻⁶`` the terms ``β^α`` and ``D^(α+2)``
 underflow in floating point (``D**(alpha+2)`` became 0 and raised ``ZeroDivisionError``
 for the Adult sample with ``N = 317,238,626``), their logarithms do not.
@@ -68,13 +68,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import digamma, gammaln, log_expit, polygamma
 
 from .._validation import Interval, Options, check_params
 from ..exceptions import DataError
 from ..release import Release
 from ._common import RiskData, class_sizes, coded, read_population
 from ._lm import levenberg_marquardt as _levenberg_marquardt
+from ._special import digamma, gammaln, log_expit, trigamma
 
 __all__ = [
     "PopulationUniqueness",
@@ -127,12 +127,12 @@ def _pitman_newton_terms(alpha: float, s: float, n: int, K: int, cum: np.ndarray
     ls = np.arange(1, len(cum) + 1, dtype=float)
     gap = ls - alpha
     t3 = float((cum * np.log(gap)).sum())
-    t2 = float(gammaln(theta + n) - gammaln(theta + 1))
+    t2 = (gammaln(theta + n) - gammaln(theta + 1))
     if closed is None:
         closed = alpha > 1e-9 and theta / alpha < 1e12
     if closed:
         r = theta / alpha
-        t1 = (K - 1) * math.log(alpha) + float(gammaln(r + K) - gammaln(r + 1))
+        t1 = (K - 1) * math.log(alpha) + (gammaln(r + K) - gammaln(r + 1))
     else:
         terms = theta + alpha * np.arange(1, K, dtype=float)
         t1 = float(np.log(terms).sum()) if K > 1 else 0.0
@@ -141,8 +141,8 @@ def _pitman_newton_terms(alpha: float, s: float, n: int, K: int, cum: np.ndarray
         return f, np.zeros(2), np.zeros((2, 2))
     # derivatives of log L in (θ, α)
     if closed:
-        a0 = float(digamma(r + K) - digamma(r + 1)) / alpha  # Σ 1/(θ+lα)
-        b0 = float(polygamma(1, r + 1) - polygamma(1, r + K)) / alpha**2  # Σ 1/(θ+lα)²
+        a0 = (digamma(r + K) - digamma(r + 1)) / alpha  # Σ 1/(θ+lα)
+        b0 = (trigamma(r + 1) - trigamma(r + K)) / alpha**2  # Σ 1/(θ+lα)²
         a1 = ((K - 1) - theta * a0) / alpha  # Σ l/(θ+lα)
         b1 = (a0 - theta * b0) / alpha  # Σ l/(θ+lα)²
         b2 = ((K - 1) - 2 * theta * a0 + theta**2 * b0) / alpha**2  # Σ l²/(θ+lα)²
@@ -152,9 +152,9 @@ def _pitman_newton_terms(alpha: float, s: float, n: int, K: int, cum: np.ndarray
         a0, a1 = float(inv.sum()), float((lk * inv).sum())
         inv2 = inv * inv
         b0, b1, b2 = float(inv2.sum()), float((lk * inv2).sum()), float((lk * lk * inv2).sum())
-    d_t = a0 - float(digamma(theta + n) - digamma(theta + 1))
+    d_t = a0 - (digamma(theta + n) - digamma(theta + 1))
     d_a = a1 - float((cum / gap).sum())
-    d_tt = -b0 - float(polygamma(1, theta + n) - polygamma(1, theta + 1))
+    d_tt = -b0 - (trigamma(theta + n) - trigamma(theta + 1))
     d_ta = -b1
     d_aa = -b2 - float((cum / gap**2).sum())
     # chain rule to u = (α, s): ∂θ/∂α = −1, ∂θ/∂s = e^s; negated for f = −log L
@@ -368,7 +368,7 @@ def _snb(sizes: np.ndarray, population_size: int, *, n_classes: float | None = N
     def resid(x: np.ndarray) -> np.ndarray:
         a = math.exp(min(max(float(x[0]), -ax), ax))
         b = min(max(float(x[1]), -bx), bx)
-        lp1, lp2 = _snb_log_probabilities(a, float(log_expit(b)), float(log_expit(-b)), pi)
+        lp1, lp2 = _snb_log_probabilities(a, log_expit(b), log_expit(-b), pi)
         return np.array([log_Kp + lp1 - log_c1, log_Kp + lp2 - log_c2])
 
     best: tuple[np.ndarray, float] | None = None
@@ -385,7 +385,7 @@ def _snb(sizes: np.ndarray, population_size: int, *, n_classes: float | None = N
             f"the moment equations E[c_1] = c_1, E[c_2] = c_2 have no solution (least-squares cost {cost_text})")
     a = math.exp(min(max(float(best[0][0]), -ax), ax))
     b = min(max(float(best[0][1]), -bx), bx)
-    u = math.exp(log_Kp + a * float(log_expit(b)))  # K_pop β^α
+    u = math.exp(log_Kp + a * log_expit(b))  # K_pop β^α
     if not 0 <= u <= population_size:
         raise EstimatorUnavailable(f"the estimate {u:.4g} is outside [0, N]")
     return float(u)
