@@ -135,3 +135,23 @@ def test_to_config_refuses_what_a_config_cannot_hold_and_says_what_to_give(tmp_p
         AnonymizationJob(input=people, **ROLES, k=3).to_config()
     with pytest.raises(InvalidParameterError, match=r"give an int seed \(or None for secret OS entropy\)"):
         AnonymizationJob(input=tmp_path / "x.csv", quasi_identifiers=["a"], k=3, rng=np.random.default_rng(1)).to_config()
+
+
+@pytest.mark.parametrize("role", ["quasi_identifiers", "sensitive", "identifiers", "insensitive", "hierarchies"])
+def test_roles_beside_a_dataset_are_refused_not_ignored(people, role):
+    """A Dataset carries its roles. A role given beside it (a QI the user wants generalized,
+    an identifier to drop) was silently ignored, so a column could be published verbatim
+    against the user's request: every entry point refuses it, naming the argument."""
+    ds = ktype.Dataset(people, quasi_identifiers=["age"], sensitive=["disease"], insensitive=["zip"],
+                       identifiers=["name"])
+    value = {"quasi_identifiers": ["age", "zip"], "sensitive": ["zip"], "identifiers": ["zip"],
+             "insensitive": ["zip"], "hierarchies": {"zip": ktype.Hierarchy.masking(people["zip"], name="zip")}}[role]
+    with pytest.raises(InvalidParameterError, match=f"Dataset carries its own column roles.*{role}"):
+        ktype.anonymize(ds, k=2, **{role: value})
+    job_role = {"quasi_identifiers": tuple(value)} if role == "quasi_identifiers" else {role: value}
+    with pytest.raises(InvalidParameterError, match=role):
+        run_job(AnonymizationJob(input=ds, k=2, **job_role))
+    with pytest.raises(InvalidParameterError, match=role):
+        load_input(ds, **{role: value})
+    rel = ktype.anonymize(ds, k=2)  # without other roles the Dataset's own are used
+    assert rel.dataset.quasi_identifiers == ["age"]

@@ -61,7 +61,8 @@ def anonymize(  # noqa: PLR0913
     Parameters
     ----------
     data : DataFrame or Dataset
-        The table. With a DataFrame, give the roles and hierarchies here.
+        The table. With a DataFrame, give the roles and hierarchies here; a Dataset carries
+        its own, and roles or hierarchies given beside it are refused (never ignored).
     quasi_identifiers, sensitive, identifiers, insensitive, hierarchies
         Roles and hierarchies (see :class:`ktype.Dataset`). Every column needs a role:
         identifiers are removed, insensitive columns are published unchanged, and a column
@@ -118,11 +119,8 @@ def anonymize(  # noqa: PLR0913
     if isinstance(model, PrivacyModel):
         model = [model]
     job = AnonymizationJob(
-        input=data, quasi_identifiers=() if isinstance(data, Dataset) else tuple(quasi_identifiers or ()),
-        sensitive=() if isinstance(data, Dataset) else sensitive,
-        identifiers=() if isinstance(data, Dataset) else identifiers,
-        insensitive=() if isinstance(data, Dataset) else insensitive,
-        hierarchies=None if isinstance(data, Dataset) else hierarchies,
+        input=data, quasi_identifiers=tuple(quasi_identifiers or ()), sensitive=sensitive, identifiers=identifiers,
+        insensitive=insensitive, hierarchies=hierarchies,  # a Dataset's own roles: load_input refuses others
         model=model, k=k, l=l, diversity=diversity, c=c, p=p, t=t, distance=distance, algorithm=algorithm, rng=rng,
         options=options,
     )

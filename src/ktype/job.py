@@ -138,6 +138,14 @@ def load_input(
     hier = dict(hierarchies or {})
     rows = _rows(rows)
     if isinstance(source, Dataset):
+        roles = [n for n, v in (("quasi_identifiers", quasi_identifiers), ("sensitive", sensitive),
+                                ("identifiers", identifiers), ("insensitive", insensitive), ("hierarchies", hier))
+                 if v]
+        if roles:  # a Dataset carries its own roles: other roles given beside it would be ignored silently
+            raise InvalidParameterError(
+                f"A Dataset carries its own column roles and hierarchies; got {', '.join(roles)} too, which would "
+                f"be ignored. Build the Dataset with those roles (its quasi-identifiers are "
+                f"{list(source.quasi_identifiers)}), or pass the DataFrame instead.")
         if rows is not None:
             raise InvalidParameterError("rows (--rows) takes the first rows of a table read from a file or a "
                                         "DataFrame; a Dataset is used whole: pass ds.subset(range(n)) instead.")
