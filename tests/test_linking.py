@@ -139,3 +139,27 @@ def test_link_files(tmp_path):
     FIG1.to_csv(tmp_path / "medical.csv", index=False)
     rep = link_files(tmp_path / "medical.csv", tmp_path / "voters.csv", ["ZIP", "DOB", "Sex"])
     assert rep.candidates.tolist() == [1] and rep.unique["Disease"].tolist() == ["hypertension"]
+
+
+def test_a_hierarchy_node_is_read_by_its_hierarchy_not_by_its_label():
+    """A node named like a pattern ("1*") covers the leaves the hierarchy puts under it (25
+    too), not the values its name would match: the label grammar is only for cells that are
+    no node of the hierarchy."""
+    h = ktype.Hierarchy.from_table([["10", "1*", "*"], ["11", "1*", "*"], ["25", "1*", "*"], ["30", "3x", "*"]],
+                                   name="z")
+    published = pd.DataFrame({"z": ["1*", "1*", "1*", "3x"], "d": ["a", "b", "c", "d"]})
+    external = pd.DataFrame({"name": ["p", "q"], "z": ["25", "19"]})
+    rep = link(published, external, on=["z"], hierarchies={"z": h})
+    # 25 is under "1*" (three rows); 19 is outside the hierarchy: read by the grammar, "1*" matches it
+    assert rep.candidates.tolist() == [3, 3]
+
+
+def test_numbers_outside_a_taxonomy_compare_as_numbers():
+    """An external value outside the hierarchy's domain is read by the label grammar, where a
+    plain number covers the same number written differently ("30.0" and "3e1" are 30; a code with
+    a leading zero, "030", is no number)."""
+    h = ktype.Hierarchy.from_table([["30", "young", "*"], ["31", "young", "*"], ["40", "old", "*"]], name="age")
+    published = pd.DataFrame({"age": ["30", "young", "old"]})
+    external = pd.DataFrame({"name": ["p", "q", "r"], "age": ["30.0", "3e1", "030"]})
+    rep = link(published, external, on=["age"], hierarchies={"age": h})
+    assert rep.candidates.tolist() == [1, 1, 0]

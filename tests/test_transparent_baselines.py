@@ -278,3 +278,24 @@ def test_cli_anatomy_refuses_bad_requests(tmp_path):
     (tmp_path / "rel.sensitive.csv").write_text("group,disease\nx,flu\n")
     res = runner.invoke(app, ["check-anatomy", out, "--l", "2"])
     assert res.exit_code == 3 and "integers" in res.output
+
+
+@pytest.mark.timeout(60)  # a fill loop that never reaches the size must fail fast
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 20), min_size=1, max_size=6), st.integers(1, 30), st.integers(2, 4))
+def test_masks_capped_fallback_agrees_with_the_attack_reference(counts, size, l):  # noqa: E741
+    """Mask's fallback distribution (the algorithm's ``capped_counts``, numpy) and the
+    adversary's model of it (``attacks.transparent._capped``, Counters) are two codings of one
+    rule: scaled counts clipped at ⌊size/ℓ⌋, the deficit dealt by descending pooled count."""
+    from ktype.algorithms.transparent.mask import capped_counts
+    from ktype.attacks.transparent import _capped
+
+    pooled = np.array(counts, dtype=np.int64)
+    if pooled.sum() == 0:
+        return
+    alg = capped_counts(pooled, size, size // l)
+    ref = _capped(Counter({v: c for v, c in enumerate(counts) if c}), size, l, list(range(len(counts))))
+    assert (alg is None) == (ref is None)
+    if alg is not None:
+        assert {v: int(c) for v, c in enumerate(alg) if c} == dict(ref)
+        assert alg.sum() == size and alg.max() <= size // l
