@@ -136,3 +136,14 @@ def test_individual_risk_with_large_classes_is_finite():
     assert np.isfinite(r.per_record).all()
     big = np.flatnonzero(f == f.max())[0]
     assert r.per_record[big] == pytest.approx(_bruteforce(int(f[big]), 0.01), rel=1e-9)
+
+
+def test_a_risk_that_is_not_a_number_is_never_summarized():
+    """A nan per-record risk made every comparison false: 'records above threshold: 0'. The
+    summary refuses instead of reporting it."""
+    from ktype.exceptions import KtypeError
+    from ktype.risk._common import summarize
+
+    with pytest.raises(KtypeError, match="not finite"):
+        summarize(np.array([0.1, np.nan, 0.9]), 0.2)
+    assert summarize(np.array([0.1, 0.5]), 0.2)["records_above_threshold"] == 1
