@@ -155,6 +155,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [T + "test_risk.py", T + "test_risk_individual.py", T + "test_risk_reid.py", T + "test_risk_suda.py",
          T + "test_risk_uniqueness.py", T + "test_risk_drivers_hints.py", T + "test_risk_oracle.py"],
     ),
+    "risk_numerics": (  # scipy-free numerics of the risk estimators (Levenberg-Marquardt, special functions)
+        ["src/ktype/risk/_lm.py", "src/ktype/risk/_special.py"],
+        [T + "test_risk_special.py", T + "test_risk_uniqueness.py", T + "test_risk_individual.py"],
+    ),
     "attacks": (
         ["src/ktype/attacks/linking.py", "src/ktype/attacks/matching.py", "src/ktype/attacks/transparent.py",
          "src/ktype/_matching.py"],
