@@ -179,6 +179,39 @@ def test_match_counts_equal_brute_force(seed):
     assert (counts == brute_matches(consistency(p.X, LO, HI)).sum(axis=1)).all()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_match_graph_grown_by_upgrades_equals_a_fresh_graph(seed):
+    """MatchGraph's append-only storage (groups, arcs, members) grows past its initial capacity
+    as rows are upgraded to new boxes: the grown graph must answer like one built from scratch
+    on the final boxes (neighbours of every record, SCCs, match counts)."""
+    from ktype.algorithms.local._core import plus_box
+    from ktype.algorithms.local._matching import MatchGraph, graph_match_counts
+
+    ds = random_dataset(seed, n=30, r=2, m=8)
+    p = Problem.from_dataset(ds)
+    rng = np.random.default_rng(seed)
+    LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
+    g = MatchGraph(p.X, LO.copy(), HI.copy())
+    cap0 = (len(g.arc_u), len(g.gin_idx), len(g.gin_ptr))
+    for i, j in zip(rng.integers(0, ds.n, 400), rng.integers(0, ds.n, 400)):
+        lo, hi = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+        LO[i], HI[i] = lo, hi
+        g.set_row(int(i), lo, hi)
+    assert len(g.arc_u) > cap0[0] and len(g.gin_idx) > cap0[1]  # the growth paths ran
+    fresh = MatchGraph(p.X, LO.copy(), HI.copy())
+    adj = consistency(p.X, LO, HI)
+    for i in range(ds.n):
+        assert g.neighbours(i).tolist() == fresh.neighbours(i).tolist() == np.flatnonzero(adj[i]).tolist()
+    lab = fresh.components()
+    assert (g.components() == lab).all()
+    for i in range(ds.n):  # the incremental SCC search reads the groups' member lists (gin)
+        assert sorted(g.component_of(i).tolist()) == np.flatnonzero(lab == lab[i]).tolist()
+    grown = graph_match_counts(g.components(), g.out_head, g.arc_next, g.arc_g, g.mem_head, g.mem_next)
+    assert (grown == brute_matches(adj).sum(axis=1)).all() if ds.n <= 9 else (
+        grown == graph_match_counts(fresh.components(), fresh.out_head, fresh.arc_next, fresh.arc_g,
+                                    fresh.mem_head, fresh.mem_next)).all()
+
+
 # ---------------------------------------------------------------------------- Alg 1 / Alg 2
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("k", [2, 3])
