@@ -685,6 +685,41 @@ def report() -> str:
     return text
 
 
+def show(names: list[str]) -> str:
+    """The diff of each named mutant against its original function, regenerated from the
+    working tree with mutmut's own mutator (no scratch directory needed: a name stays valid
+    while its function's text is unchanged)."""
+    import difflib
+    import re
+
+    from mutmut.mutation.file_mutation import mutate_file_contents  # the optional extra
+
+    out = []
+    for name in names:
+        mod = _module(name)
+        path = ROOT / "src" / (mod.replace(".", "/") + ".py")
+        if not path.exists():
+            path = ROOT / "src" / mod.replace(".", "/") / "__init__.py"
+        if not path.exists():
+            out.append(f"{name}: no module {mod} in src/\n")
+            continue
+        code = mutate_file_contents(str(path), desugar(path.read_text())).code
+        fn = name[len(mod) + 1:]
+        base = re.sub(r"__mutmut_\d+$", "__mutmut_orig", fn)
+
+        def grab(n: str, code: str = code) -> list[str]:
+            m = re.search(r"(?ms)^( *)def " + re.escape(n) + r"\(.*?(?=^\1def |^\S|\Z)", code)
+            return m.group(0).splitlines(keepends=True) if m else []
+
+        a, b = grab(base), grab(fn)
+        if not b:
+            out.append(f"{name}: not found (its function changed since it was measured?)\n")
+            continue
+        diff = [ln for ln in difflib.unified_diff(a, b, n=1) if not ln.startswith(("---", "+++"))][2:]
+        out.append(f"== {name} ({path.relative_to(ROOT)})\n" + "".join(diff))
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("groups", nargs="*")
@@ -700,12 +735,16 @@ def main() -> None:
     ap.add_argument("--collect", action="store_true",
                     help="store the verdicts a scratch directory holds so far, without running mutmut")
     ap.add_argument("--reuse", action="store_true", help="keep the scratch directory's mutants and verdicts")
+    ap.add_argument("--show", nargs="+", metavar="MUTANT", help="print the diff of these mutants (from the working tree)")
     ap.add_argument("--rerun", action="store_true",
                     help="run only the stored open mutants again (after adding tests) and merge")
     ap.add_argument("--all", action="store_true",
                     help="the whole measurement: every group (or the named ones) with --sample (default 40) "
                          "--batch (default 20), then tools/mutation_plants.py, then --report")
     a = ap.parse_args()
+    if a.show:
+        print(show(a.show))
+        return
     if a.all:
         run_all(a.sample or 40, a.batch or 20, a.reuse, a.groups)
         print(report())
