@@ -64,6 +64,40 @@ KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
         [T + "test_freeform.py", "-k", "table1 or never_beat_the_mip or pruning_is_exact"],
         "the cost of widening a box upwards is negative",
     ),
+    # the registry's compiled verification pass (from 10^6 rows): what is called verified
+    "verify_uncovered_upper_edge": (
+        ALG + "_verify_kernels.py", "            if x < lo[i, j] or x > hi[i, j]:\n",
+        "            if x < lo[i, j] or x > hi[i, j] + 1:\n",
+        [T + "test_verify_cells.py"],
+        "a cell ending one step below its record's value counts as covering it (compiled verification)",
+    ),
+    "verify_marks_nothing": (
+        ALG + "_verify_kernels.py", "                        seen[at] = 1\n", "                        seen[at] = 0\n",
+        [T + "test_verify_cells.py"],
+        "no published interval is asked of its hierarchy: a cell that is no value of it passes (compiled verification)",
+    ),
+    "verify_uncovered_lower_edge": (
+        ALG + "_verify_kernels.py", "            if x < lo[i, j] or x > hi[i, j]:\n",
+        "            if x < lo[i, j] - 1 or x > hi[i, j]:\n",
+        [T + "test_verify_cells.py"],
+        "a cell starting one step above its record's value counts as covering it (compiled verification)",
+    ),
+    # kept for the record, not caught and equivalent in verdict (mark_intervals' domain test is a second
+    # line): an interval reversed by one step covers no value, so count_uncovered refuses the release
+    # first; a cell ending one past the domain is marked as the reversed interval (a + 1, 0), which its
+    # hierarchy refuses
+    "verify_past_the_domain": (
+        ALG + "_verify_kernels.py", "                if a < 0 or b >= size or a > b:\n",
+        "                if a < 0 or b > size or a > b:\n",
+        [T + "test_verify_cells.py"],
+        "a cell ending one past its column's domain counts as inside it (equivalent: refused as (a + 1, 0))",
+    ),
+    "verify_reversed_interval": (
+        ALG + "_verify_kernels.py", "                if a < 0 or b >= size or a > b:\n",
+        "                if a < 0 or b >= size or a > b + 1:\n",
+        [T + "test_verify_cells.py"],
+        "an interval whose ends are reversed by one step counts as a value of its column (equivalent: never covers)",
+    ),
     "transparent_tailor_stop": (
         ALG + "transparent/_kernels.py", "        if c * two_l_stop * l > m:\n", "        if c * two_l_stop * l >= m:\n",
         [T + "test_transparent.py", "-k", "paper_tables or tailor_equals or oracle_fixture"],
