@@ -383,6 +383,41 @@ def test_alg8_properties(seed):
         l_diverse_merge(p, lab, s, ds.n / counts.max() + 0.01)
 
 
+def _alg8_reference(p: Problem, labels: np.ndarray, s: np.ndarray, ell: float, w: float = 0.15) -> set:
+    """Algorithm 8 as its text reads, cluster by cluster: merge the least diverse cluster (lowest
+    index on ties) with the one minimizing w·cost_I + (1-w)·cost_D (first on ties)."""
+    clusters = {c: np.flatnonzero(labels == c).tolist() for c in np.unique(labels)}
+
+    def div(idx: list) -> float:
+        return len(idx) / np.bincount(s[idx]).max()
+
+    while any(div(m) < ell for m in clusters.values()):
+        cm = min(clusters, key=lambda c: (div(clusters[c]), c))
+        best = None
+        for c in sorted(clusters):
+            if c == cm:
+                continue
+            u = clusters[c] + clusters[cm]
+            cost_i = (len(u) * p.d(u) - len(clusters[c]) * p.d(clusters[c]) - len(clusters[cm]) * p.d(clusters[cm])) / p.n
+            tot = w * cost_i + (1 - w) * max(ell - div(u), 0.0)
+            if best is None or tot < best[0]:
+                best = (tot, c)
+        clusters[best[1]] += clusters.pop(cm)
+    return {frozenset(m) for m in clusters.values()}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_alg8_equals_its_text(seed):
+    """The vectorized merge against the reference above: the same final clusters."""
+    ds = random_dataset(seed, n=40, r=2, m=8, n_sens=3)
+    p = Problem.from_dataset(ds)
+    s = ds.sensitive_codes["s"]
+    lab = agglomerative_clusters(p, 2)
+    ell = min(1.7, ds.n / np.bincount(s).max()) - 1e-9
+    got = l_diverse_merge(p, lab, s, ell)
+    assert {frozenset(np.flatnonzero(got == c).tolist()) for c in np.unique(got)} == _alg8_reference(p, lab, s, ell)
+
+
 def test_mediant_bound():
     rng = np.random.default_rng(0)
     for _ in range(50):
@@ -457,6 +492,25 @@ def test_gt_approximation_factors(seed, k):
     labf = forest_clusters(p, k)
     cost_b = p.table_cost(*cluster_boxes(p, labf))
     assert cost_b <= max(2 * k - 1, 3 * k - 3) * opt + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [2, 3])
+def test_gt_set_cover_with_an_ordered_attribute(seed, k):
+    """An ordered attribute (no hierarchy tree: every interval is a generalized value) in
+    Algorithm A's box form: clusters within [k, 2k-1] and the 2(1 + ln 2k) bound against the
+    brute-force optimum, as for taxonomies."""
+    ds = random_dataset(seed, n=8, r=2, m=6)
+    ds = Dataset(ds.data, quasi_identifiers=["a0", "a1"], sensitive=["s"],
+                 hierarchies={"a0": Hierarchy.ordered(range(6), name="a0"), "a1": ds.hierarchies[1]})
+    p = Problem.from_dataset(ds, "loss_metric")
+    assert not p.tree[0]
+    opt = _brute_opt(p, k)
+    for method in ("boxes", "subsets"):
+        lab = setcover_clusters(p, k, method=method)
+        sizes = np.bincount(lab)
+        assert sizes.min() >= k and sizes.max() <= 2 * k - 1
+        assert p.table_cost(*cluster_boxes(p, lab)) <= 2 * (1 + math.log(2 * k)) * opt + 1e-12
 
 
 def test_phase2_partition_sizes():
