@@ -155,6 +155,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [T + "test_risk.py", T + "test_risk_individual.py", T + "test_risk_reid.py", T + "test_risk_suda.py",
          T + "test_risk_uniqueness.py", T + "test_risk_drivers_hints.py", T + "test_risk_oracle.py"],
     ),
+    "launchers": (  # `ktype app` / `python -m ktype(.app)`: the app's local-only default address, its warning
+        ["src/ktype/app/__init__.py", "src/ktype/app/__main__.py", "src/ktype/cli/webapp.py"],
+        [T + "test_app_page.py", T + "test_cli_report_link.py", T + "test_app_launchers.py"],
+    ),
     "risk_numerics": (  # scipy-free numerics of the risk estimators (Levenberg-Marquardt, special functions)
         ["src/ktype/risk/_lm.py", "src/ktype/risk/_special.py"],
         [T + "test_risk_special.py", T + "test_risk_uniqueness.py", T + "test_risk_individual.py"],
