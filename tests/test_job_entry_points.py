@@ -146,7 +146,7 @@ def test_roles_beside_a_dataset_are_refused_not_ignored(people, role):
                        identifiers=["name"])
     value = {"quasi_identifiers": ["age", "zip"], "sensitive": ["zip"], "identifiers": ["zip"],
              "insensitive": ["zip"], "hierarchies": {"zip": ktype.Hierarchy.masking(people["zip"], name="zip")}}[role]
-    with pytest.raises(InvalidParameterError, match=f"Dataset carries its own column roles.*{role}"):
+    with pytest.raises(InvalidParameterError, match=f"Dataset is used whole, with its own column roles.*{role}"):
         ktype.anonymize(ds, k=2, **{role: value})
     job_role = {"quasi_identifiers": tuple(value)} if role == "quasi_identifiers" else {role: value}
     with pytest.raises(InvalidParameterError, match=role):

@@ -33,15 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._config import (
-    OPTION_KINDS,
-    REST,
-    _parse_missing,
-    parse_hierarchies,
-    parse_options,
-    read_config,
-    split_list,
-)
+from ._config import OPTION_KINDS, REST, _parse_missing, parse_hierarchies, parse_options, read_config, split_list
 from ._validation import RNGLike
 from .exceptions import InvalidParameterError, KtypeError
 
@@ -137,18 +129,13 @@ def load_input(
     rd = reading or Reading()
     hier = dict(hierarchies or {})
     rows = _rows(rows)
-    if isinstance(source, Dataset):
-        roles = [n for n, v in (("quasi_identifiers", quasi_identifiers), ("sensitive", sensitive),
-                                ("identifiers", identifiers), ("insensitive", insensitive), ("hierarchies", hier))
-                 if v]
-        if roles:  # a Dataset carries its own roles: other roles given beside it would be ignored silently
-            raise InvalidParameterError(
-                f"A Dataset carries its own column roles and hierarchies; got {', '.join(roles)} too, which would "
-                f"be ignored. Build the Dataset with those roles (its quasi-identifiers are "
-                f"{list(source.quasi_identifiers)}), or pass the DataFrame instead.")
-        if rows is not None:
-            raise InvalidParameterError("rows (--rows) takes the first rows of a table read from a file or a "
-                                        "DataFrame; a Dataset is used whole: pass ds.subset(range(n)) instead.")
+    if isinstance(source, Dataset):  # used whole, with its own roles: anything given beside it would be ignored
+        if given := [n for n, v in (("quasi_identifiers", quasi_identifiers), ("sensitive", sensitive), ("identifiers",
+                     identifiers), ("insensitive", insensitive), ("hierarchies", hier), ("rows", rows)) if v]:
+            raise InvalidParameterError(f"A Dataset is used whole, with its own column roles and hierarchies; got "
+                                        f"{', '.join(given)} too, which would be ignored. Build the Dataset with them (its "
+                                        f"quasi-identifiers: {list(source.quasi_identifiers)}; rows: ds.subset(range(n))), "
+                                        "or pass the DataFrame instead.")
         return source
     if dataset:
         from .data.bundled import load_adult
