@@ -246,6 +246,20 @@ def test_merge_remainder_never_costs_more_than_suppression():
     assert (LO <= ds2.X).all() and (ds2.X <= HI).all()
 
 
+def test_merge_remainder_labels_follow_their_contract():
+    """Labels come back compacted to 0..c-1 for the c published classes, and the suppressed rows
+    share the label c: with no published class at all, every row is suppressed under label 0."""
+    h = Hierarchy.intervals(range(40), [10, 20], name="age")
+    ds = Dataset(pd.DataFrame({"age": [1, 1, 2, 2, 39]}), quasi_identifiers=["age"], hierarchies={"age": h})
+    p = Problem.from_dataset(ds, "loss_metric")
+    new, sup = merge_remainder(p, np.full(5, -1), 4)
+    assert sup.all() and new.tolist() == [0] * 5
+    new, sup = merge_remainder(p, np.array([7, 7, 7, 7, -1]), 4)
+    assert new.tolist() == [0, 0, 0, 0, 1] and sup.tolist() == [False] * 4 + [True]
+    new, sup = merge_remainder(p, np.array([5, 5, 9, 9, 5]), 2)
+    assert new.tolist() == [0, 0, 1, 1, 0] and not sup.any()
+
+
 def test_merge_remainder_suppresses_when_joining_costs_more_than_one():
     h = Hierarchy.intervals(range(40), [10, 20], name="age")
     # class {1,1,2,2} (0-9: 9/39); row 12 joining makes 0-19: growth 5*19/39 - 4*9/39 = 59/39 > 1
