@@ -35,3 +35,17 @@ def test_the_provenance_names_the_pipeline_that_ran(options, steps, q):
     assert local["randomized"] is options["randomized"]
     assert local.get("q") == q
     assert KConcealment(3).check(rel).satisfied
+
+
+@pytest.mark.parametrize(("algorithm", "model", "steps"), [
+    ("k1_anonymity", "KOneAnonymity", ("alg2",)),
+    ("kk_anonymity", "KKAnonymity", ("alg2", "alg3")),
+])
+def test_the_k1_and_kk_releases_name_their_algorithms(algorithm, model, steps):
+    """(k,1)- and (k,k)-anonymity (Tassa et al. §5): Algorithm 2 alone, or Algorithm 2 then 3."""
+    from ktype.models import ktype_models
+
+    m = getattr(ktype_models, model)(3)
+    rel = run(algorithm, table(), m)
+    assert tuple(rel.provenance["local"]["pipeline"].split("+")) == steps
+    assert m.check(rel).satisfied

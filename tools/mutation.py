@@ -712,7 +712,7 @@ def show(names: list[str]) -> str:
         base = re.sub(r"__mutmut_\d+$", "__mutmut_orig", fn)
 
         def grab(n: str, code: str = code) -> list[str]:
-            m = re.search(r"(?ms)^( *)def " + re.escape(n) + r"\(.*?(?=^\1def |^\S|\Z)", code)
+            m = re.search(r"(?ms)^( *)def " + re.escape(n) + r"\(.*?(?=^\1def |^(?!\))\S|\Z)", code)
             return m.group(0).splitlines(keepends=True) if m else []
 
         a, b = grab(base), grab(fn)
