@@ -222,7 +222,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "datasets": (
         ["src/ktype/datasets/synthetic.py", "src/ktype/datasets/occsal.py", "src/ktype/testing/repo_data.py"],
-        [T + "test_dataset_synthetic.py", T + "test_occsal.py", T + "test_repo_data.py"],
+        [T + "test_dataset_synthetic.py", T + "test_occsal.py", T + "test_repo_data.py", T + "test_synthetic_data_oracle.py"],
     ),
     "infrastructure": (
         ["src/ktype/_progress.py", "src/ktype/_jit.py", "src/ktype/_compile.py", "src/ktype/_lazy.py",
