@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ktype import Hierarchy
-from ktype.exceptions import DataError, OutputPathError
+from ktype.exceptions import DataError, OutputPathError, VerificationError
 from ktype.io import anatomy, parquet, partitioned
 from ktype.io.formats import FORMATS, format_of, read_release, write_table
 from ktype.io.metadata import (
@@ -211,3 +211,42 @@ def test_dtype_names_and_json_values():
     assert type(got["1"]) is int and type(got["t"][1][0]) is bool
     v = versions()
     assert {"ktype", "python", "numpy", "pandas", "numba"} <= set(v) and v["numpy"] == np.__version__
+
+
+def test_anatomy_cells_are_written_as_they_are(tmp_path):
+    """The anatomy tables are read back as text and validated: a cell that looks like a
+    formula must not be altered on the way (no spreadsheet escaping)."""
+    qi = pd.DataFrame({"zip": ["=1+1", "+3", "-2", "@x"], "gid": [1, 1, 2, 2]})
+    sens = pd.DataFrame({"gid": [1, 2], "disease": ["=cmd", "none"]})
+    anatomy.write(tmp_path / "p", qi, sens)
+    q2, s2 = anatomy.read(tmp_path / "p")
+    assert list(q2["zip"]) == ["=1+1", "+3", "-2", "@x"] and list(s2["disease"]) == ["=cmd", "none"]
+
+
+def test_read_release_uses_the_separator_it_is_given(tmp_path):
+    """An explicit separator wins over the sniffed one (here ';' would be sniffed)."""
+    path = tmp_path / "t.csv"
+    path.write_text("zip,age;x\n941**,30;1\n*,41;2\n")
+    df, meta = read_release(path, sep=",")
+    assert meta is None and list(df.columns) == ["zip", "age;x"] and list(df["age;x"]) == ["30;1", "41;2"]
+    assert list(read_release(path)[0].columns) == ["zip,age", "x"]
+
+
+def test_parquet_files_hold_exactly_the_published_columns(tmp_path):
+    shuffled = TABLE.iloc[[2, 0, 1]]  # a non-default index must not become a column
+    path = write_table(shuffled, tmp_path / "t.parquet")
+    assert pq.read_schema(path).names == list(TABLE.columns)
+    path = parquet.write(tmp_path / "r.parquet", TABLE, _meta())
+    assert pq.read_schema(path).names == list(TABLE.columns)
+
+
+def test_a_parquet_file_that_does_not_read_back_is_not_kept(tmp_path, monkeypatch):
+    real = pq.write_table
+
+    def lossy(table, where, **kw):  # a writer that drops the last row
+        real(table.slice(0, table.num_rows - 1), where, **kw)
+
+    monkeypatch.setattr(pq, "write_table", lossy)
+    with pytest.raises(VerificationError):
+        parquet.write(tmp_path / "r.parquet", TABLE, _meta())
+    assert list(tmp_path.iterdir()) == []
