@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from ktype.datasets.occsal import OCC_SAL_DOMAINS, QIS, correlation_ratio, occ_sal, occ_sal_dataset
@@ -123,3 +124,32 @@ def test_occ_sal_copies_and_refusals():
     assert occ_sal_dataset(occ_sal(50, rng=1), name="x").name == "x"
     assert occ_sal_dataset(occ_sal(50, rng=1)).sensitive == ["occupation"]
     assert correlation_ratio(np.ones(5), np.arange(5)) == 0.0
+
+
+def test_occ_sal_two_copies_and_a_clean_index():
+    one = occ_sal(200, rng=5)
+    two = occ_sal(200, rng=5, copies=2)
+    assert len(two) == 400 and two["id"].tolist() == list(range(400))
+    assert two.index.equals(pd.RangeIndex(400))
+    assert two.iloc[200:].drop(columns="id").reset_index(drop=True).equals(one.drop(columns="id"))
+
+
+def test_occ_sal_values_near_a_mean_are_spread_per_record():
+    """A QI value near its cluster mean is ``round(mu + m/20 * Z)`` with a fresh Z per record: within
+    one sensitive value, no single age or birthplace holds most of the records."""
+    for sens in ("occupation", "income"):
+        df = occ_sal(5000, sens, rng=4)
+        for q in ("age", "birthplace"):
+            shares = [g[q].value_counts(normalize=True).iloc[0] for _, g in df.groupby(sens) if len(g) >= 50]
+            assert shares and max(shares) < 0.3, (sens, q, max(shares))
+
+
+def test_census_age_marginal_has_its_documented_shape():
+    """Ages 17..95: flat up to 60, then a linear decline to 10 % of the flat level at 95."""
+    _, ages, p = CENSUS_SCHEMA["Age"]
+    ages = np.asarray(ages)
+    assert ages[0] == 17 and ages[-1] == 95 and len(p) == 79 and abs(p.sum() - 1) < 1e-12
+    flat = p[ages <= 60]
+    assert np.allclose(flat, flat[0])
+    for a in range(61, 96):
+        assert p[ages == a][0] == pytest.approx(flat[0] * (1 - 0.9 * (a - 60) / 35))
