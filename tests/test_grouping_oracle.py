@@ -180,3 +180,16 @@ def test_catalog_loads_the_module_that_registers_each_algorithm():
     assert all(m in sys.modules for m in _catalog.CATALOG.values())
     assert set(_catalog.CATALOG) == {a.name for a in all_algorithms()}
     importlib.import_module(_catalog.CATALOG[name])
+
+
+def test_packed_keys_stay_exact_beyond_float_precision():
+    """Two columns of about 2**30 values pack into one key near 2**60: rows differing by one
+    in the last column must still be different groups (a key held as float64 would merge them)."""
+    big = 2**30 - 1
+    c0 = np.array([big, big, big, 0])
+    c1 = np.array([0, 1, big, 1])
+    keys = pack_keys([c0, c1])
+    assert len(keys) == 1 and keys[0].dtype == np.int64
+    assert keys[0].tolist() == [big * (big + 1) + 0, big * (big + 1) + 1, big * (big + 1) + big, 1]
+    ids, g = group_ids([c0, c1])
+    assert g == 4 and len(set(ids.tolist())) == 4
