@@ -56,6 +56,17 @@ def test_the_suppress_policy_suppresses_the_missing_and_stays_within_the_limit(a
     assert ((rel.lo[shown] <= X[shown]) & (X[shown] <= rel.hi[shown])).all()
 
 
+def test_the_suppress_policy_keeps_the_full_domain_levels_of_the_complete_records():
+    """The release rebuilt over all records keeps the generalization levels flash chose for the
+    complete ones (the levels name the hierarchy nodes published and mark the recoding as
+    full-domain for an audit): the same levels as flash on those records alone."""
+    df, ds = _with_missing()
+    rel = run("flash", ds, KAnonymity(3), max_suppression=0.2)
+    complete = ds.subset(np.flatnonzero(df["zip"].notna().to_numpy()))
+    alone = run("flash", complete, KAnonymity(3), max_suppression=(12 - 5) / 55)
+    assert rel.levels is not None and list(rel.levels) == list(alone.levels)
+
+
 def test_the_suppress_policy_refuses_more_missing_records_than_the_limit():
     _, ds = _with_missing(n=60, n_missing=7)
     limit = math.floor(Fraction("0.1") * 60)  # 6 < 7
