@@ -254,3 +254,18 @@ def test_meyerson_williams_refuses_inputs_too_large(monkeypatch):
     ds = _dataset(np.random.default_rng(0).integers(0, 3, size=(12, 3)))
     with pytest.raises(InvalidParameterError, match=r"meyerson_williams.*limit 10.*cell_suppression"):
         run("meyerson_williams", ds, KAnonymity(2))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_cycle_cover_reports_its_certified_factor(seed):
+    """The certificate the release carries: suppressed cells over the cover's weight W (a lower
+    bound on the optimum), at most 8/5; 1 when W is 0 (equal rows, nothing suppressed)."""
+    X = np.random.default_rng(seed).integers(0, 3, size=(14, 3))
+    rel = run("cell_suppression", _dataset(X), KAnonymity(2), clustering="cycle_cover")
+    info = rel.provenance["cell_suppression"]
+    cost = int(suppressed_cells(rel))
+    assert info["lower_bound"] > 0
+    assert info["certified_factor"] == pytest.approx(cost / info["lower_bound"])
+    assert 1.0 <= info["certified_factor"] <= 1.6
+    same = run("cell_suppression", _dataset(np.zeros((6, 2), dtype=int)), KAnonymity(2), clustering="cycle_cover")
+    assert same.provenance["cell_suppression"]["certified_factor"] == 1.0

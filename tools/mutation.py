@@ -243,7 +243,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/dask/_engine.py", "src/ktype/dask/_table.py", "src/ktype/dask/_algorithms.py",
          "src/ktype/dask/_local.py", "src/ktype/dask/_keys.py", "src/ktype/dask/_meta.py", "src/ktype/dask/_risk.py",
          "src/ktype/dask/_write.py", "src/ktype/dask/__init__.py"],
-        [T + "test_dask.py", T + "test_dask_keys.py", T + "test_dask_local_write.py", T + "test_dask_scale.py"],
+        # the synchronous scheduler only: test_dask.py's comparisons run again in test_dask_sync.py without
+        # the LocalCluster (seconds to start, paid per mutant); the process cluster of its numba-cache test is left out
+        [T + "test_dask_sync.py", T + "test_dask_keys.py", T + "test_dask_local_write.py", T + "test_dask_scale.py",
+         T + "test_dask.py::test_anonymize_entry_point_for_the_command_line"],
     ),
     "app": (
         ["src/ktype/app/_state.py", "src/ktype/app/_ui.py", "src/ktype/app/_worker.py"],

@@ -114,6 +114,74 @@ KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
         [T + "test_hashtab.py"],
         "a key already in the table is reported as newly inserted (each row opens a group of its own)",
     ),
+    # issue #32: the lattice kernels (what flash / exhaustive call k-anonymous and optimal)
+    "fulldomain_k_threshold": (
+        ALG + "fulldomain/_kernels.py", "    ok = out_cnt >= k\n", "    ok = out_cnt > k\n",
+        [T + "test_fulldomain_oracle.py::test_flash_and_exhaustive_defaults_and_every_measure_against_brute_force",
+         T + "test_fulldomain_k_boundary.py"],
+        "a class of exactly k records counts as too small (suppressed or generalized further: not the optimum)",
+    ),
+    "fulldomain_suppressed_classes_not_records": (
+        ALG + "fulldomain/_kernels.py", "            sup += c\n", "            sup += 1\n",
+        [T + "test_fulldomain_oracle.py::test_flash_and_exhaustive_defaults_and_every_measure_against_brute_force",
+         T + "test_fulldomain_k_boundary.py"],
+        "the suppression count adds one per failing class, not its records (max_suppression exceeded, called feasible)",
+    ),
+    "fulldomain_pair_stair_threshold": (
+        ALG + "fulldomain/_kernels.py", "        if 0 < c < thresh:\n", "        if 0 < c <= thresh:\n",
+        [T + "test_flash_floors.py", "-k", "brute_force"],
+        "a pair group of exactly k records counts as too small: flash's pair stairs prune feasible nodes",
+    ),
+    # the MDAV / V-MDAV kernel (the groups published, and their sizes)
+    "mdav_second_group_k_minus_one": (
+        ALG + "microaggregation/_kernels.py", "nearest(P, P[xs], k, alive,", "nearest(P, P[xs], k - 1, alive,",
+        [T + "test_microaggregation.py"],
+        "MDAV's group around xs has k - 1 records (not k-anonymous)",
+    ),
+    "mdav_last_two_groups_merged": (
+        ALG + "microaggregation/_kernels.py", "    if remaining >= 2 * k:\n", "    if remaining > 2 * k:\n",
+        [T + "test_microaggregation.py"],
+        "with exactly 2k records left MDAV publishes one group of 2k instead of two of k (more loss than MDAV's)",
+    ),
+    "mdav_nearest_prunes_ties": (
+        ALG + "microaggregation/_kernels.py", "_mindist2(q, blo, bhi, v) > out_d[m - 1]",
+        "_mindist2(q, blo, bhi, v) >= out_d[m - 1]",
+        [T + "test_microaggregation.py"],
+        "the k-d tree skips a node that may hold a record as near as the k-th (ties no longer to the lowest index)",
+    ),
+    # the consistency graph (the matches behind k-concealment, (k,k)-anonymity and the local risk)
+    "graph_set_membership_dropped": (
+        "src/ktype/models/_graph_kernels.py", "if is_set[col] and not (", "if is_set[col] and False and not (",
+        [T + "test_freeform_kfactor.py", T + "test_graph_factor_support.py", T + "test_freeform_oracle.py"],
+        "a freeform value set is read as its range [min, max]: records outside the set count as matches",
+    ),
+    "graph_in_box_upper_edge": (
+        "src/ktype/models/_graph_kernels.py", "        if v < blo[b, col] or v > bhi[b, col]:\n            return False\n",
+        "        if v < blo[b, col] or v >= bhi[b, col]:\n            return False\n",
+        [T + "test_freeform_kfactor.py", T + "test_graph_factor_support.py", T + "test_freeform_oracle.py"],
+        "a record on the upper edge of a freeform box is not consistent with it",
+    ),
+    # the population count inside the boxes of a local recoding (journalist risk)
+    "risk_boxes_upper_edge": (
+        "src/ktype/risk/_kernels.py", "elif v < lo[b, j] or v > hi[b, j]:", "elif v < lo[b, j] or v >= hi[b, j]:",
+        [T + "test_risk_reid.py::test_release_journalist_counts_population_inside_boxes",
+         T + "test_risk_reid.py::test_local_release_journalist_with_population_and_fraction"],
+        "a population record on the upper edge of a box is not counted (journalist risk overstated)",
+    ),
+    "risk_boxes_distinct_points": (
+        "src/ktype/risk/_kernels.py", "s += mult[t]", "s += 1",
+        [T + "test_risk_reid.py::test_release_journalist_counts_population_inside_boxes",
+         T + "test_risk_reid.py::test_local_release_journalist_with_population_and_fraction"],
+        "population records with equal values counted once (too small F, risk overstated)",
+    ),
+    "risk_boxes_unknown_value_anywhere": (
+        "src/ktype/risk/_kernels.py", "if not full[b, j]:", "if full[b, j]:",
+        [T + "test_risk_reid.py::test_release_journalist_counts_population_inside_boxes",
+         T + "test_risk_reid.py::test_local_release_journalist_with_population_and_fraction",
+         T + "test_risk_population_boxes.py"],
+        "a population value unknown to the hierarchy counted in boxes that do not cover the whole domain "
+        "(F too large: risk understated)",
+    ),
 }
 
 ISSUE: dict[str, tuple[str, str, str, list[str], str]] = {
