@@ -93,7 +93,13 @@ def test_verify_release_refuses_a_forged_cell_on_both_paths(monkeypatch, compile
     verify_release(good, [])
     hi2 = good.hi.copy()
     row = int(np.flatnonzero(DS.X[good.source, 0] > 0)[0])
-    hi2[row, 0] = DS.X[good.source[row], 0] - 1  # the cell no longer covers its value
+    hi2[row, 0] = DS.X[good.source[row], 0] - 1  # the cell ends one step below its value
     bad = Release.build(DS, good.lo, hi2, source=good.source, recoding="local")
+    with pytest.raises(VerificationError, match="does not cover its original value"):
+        verify_release(bad, [])
+    lo2 = good.lo.copy()
+    row = int(np.flatnonzero(DS.X[good.source, 0] < DS.domain_sizes[0] - 1)[0])
+    lo2[row, 0] = DS.X[good.source[row], 0] + 1  # the cell starts one step above its value
+    bad = Release.build(DS, lo2, good.hi, source=good.source, recoding="local")
     with pytest.raises(VerificationError, match="does not cover its original value"):
         verify_release(bad, [])
