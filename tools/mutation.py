@@ -243,8 +243,12 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/cli/anatomy.py", "src/ktype/cli/anonymize.py", "src/ktype/cli/attack.py", "src/ktype/cli/check.py",
          "src/ktype/cli/link.py", "src/ktype/cli/listing.py", "src/ktype/cli/report.py", "src/ktype/cli/risk.py",
          "src/ktype/cli/__init__.py", "src/ktype/dask/_cli.py"],
+        # in-process runs (CliRunner / run(argv)) on small inputs only: the hypothesis fuzz of every option, the
+        # full anonymizations of the bundled tables and the subprocess run take minutes per traced run
         [T + "test_cli_contract.py", T + "test_cli_usability.py", T + "test_risk_cli.py", T + "test_transparent_cli.py",
-         T + "test_cli_api.py", T + "test_cli_report_link.py"],
+         T + "test_cli_api.py", T + "test_cli_report_link.py", T + "test_cli_oracle.py",
+         "-k", "not (fuzz_every_option or kk_anonymity or flash or anatomy_with_a_seed or tampered_one "
+         "or mask_and_tailor or python_m_ktype or wide_table)"],
     ),
     "job_config": (
         ["src/ktype/job.py", "src/ktype/_config.py", "src/ktype/api.py"],
