@@ -177,11 +177,9 @@ def recoding_note(release: Release) -> str | None:
     """For local/freeform recodings: what the guarantee is and is not (None otherwise)."""
     if release.recoding not in ("local", "freeform"):
         return None
-    pub = release.lo.astype(np.int64), release.hi.astype(np.int64)
     shown = ~np.asarray(release.suppressed, dtype=bool)
     if shown.any():
-        keys = np.concatenate([pub[0][shown], pub[1][shown]], axis=1)
-        _, counts = np.unique(keys, axis=0, return_counts=True)
+        _, counts = np.unique(_published_keys(release, shown), axis=0, return_counts=True)
         unique_rows = int((counts == 1).sum())
     else:
         unique_rows = 0
@@ -192,6 +190,18 @@ def recoding_note(release: Release) -> str | None:
             "released rows, so an adversary who knows them cannot tell which of those rows is the person's. It does "
             "not hide whether a person is in the table, and a unique row still shows its sensitive values to "
             "whoever can single it out by other means.")
+
+
+def _published_keys(release: Release, shown: np.ndarray) -> np.ndarray:
+    """Each shown row's exact published QI content as one row of integers: its intervals, or for
+    a freeform release its cells (ranges and value sets; ``lo``/``hi`` are only their closure)."""
+    cells = getattr(release, "cells", None)
+    if cells is None:
+        return np.concatenate([release.lo[shown], release.hi[shown]], axis=1).astype(np.int64)
+    lo, hi, sets = cells()
+    parts = [np.asarray(lo)[shown].astype(np.int64), np.asarray(hi)[shown].astype(np.int64)]
+    parts += [np.packbits(np.asarray(sets[j], dtype=bool), axis=1)[shown].astype(np.int64) for j in sorted(sets)]
+    return np.concatenate(parts, axis=1)
 
 
 def explain(release: Release, values: Mapping[str, float] | None = None) -> dict[str, Any]:
