@@ -13,16 +13,10 @@ import pytest
 
 import ktype
 from ktype.cli import EXIT_DATA, EXIT_OK, EXIT_VIOLATION, run
+from tests._people import PEOPLE
 
 # eight people, two of whom share their QIs; "disease" is what the anatomy publishes, "insurance"
 # another column of the original a steward may declare sensitive instead
-PEOPLE = pd.DataFrame({
-    "name": ["Ann", "Bob", "Cate", "Don", "Ed", "Fred", "Gill", "Hera"],
-    "age": [21, 23, 35, 37, 54, 60, 60, 65],
-    "zip": [12000, 14000, 18000, 19000, 23000, 63000, 63000, 52000],
-    "disease": ["dyspepsia", "flu", "gastritis", "gastritis", "flu", "bronchitis", "diabetes", "flu"],
-    "insurance": ["a", "b", "a", "b", "a", "b", "a", "b"],
-})
 
 
 def _anatomy(tmp_path):

@@ -12,14 +12,7 @@ import pytest
 
 import ktype
 from ktype.report import report_html
-
-PEOPLE = pd.DataFrame({
-    "name": ["Ann", "Bob", "Cate", "Don", "Ed", "Fred", "Gill", "Hera"],
-    "age": [21, 23, 35, 37, 54, 60, 60, 65],
-    "zip": [12000, 14000, 18000, 19000, 23000, 63000, 63000, 52000],
-    "disease": ["dyspepsia", "flu", "gastritis", "gastritis", "flu", "bronchitis", "diabetes", "flu"],
-    "insurance": ["a", "b", "a", "b", "a", "b", "a", "b"],
-})
+from tests._people import PEOPLE
 
 
 def _rows(html: str) -> dict[str, str]:
@@ -42,9 +35,7 @@ def test_the_job_table_names_the_roles_of_the_release(identifiers):
 
 
 def test_the_header_says_what_was_verified_when_and_with_which_ktype():
-    ds = ktype.Dataset(PEOPLE, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"],
-                       insensitive=["insurance"])
-    rel = ktype.anonymize(ds, algorithm="mondrian", k=2)
+    rel = _people_release()
     html = report_html(rel)
     header = re.search(r"<header>.*?</header>", html, re.S).group(0)
     models = ", ".join(str(m) for m in rel.models)
@@ -54,6 +45,12 @@ def test_the_header_says_what_was_verified_when_and_with_which_ktype():
 
 
 
+def _people_release() -> ktype.Release:
+    ds = ktype.Dataset(PEOPLE, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"],
+                       insensitive=["insurance"])
+    return ktype.anonymize(ds, algorithm="mondrian", k=2)
+
+
 def _data(html: str) -> dict:
     import json
 
@@ -61,9 +58,7 @@ def _data(html: str) -> dict:
 
 
 def test_the_widths_table_shows_the_recounted_shares_as_percentages():
-    ds = ktype.Dataset(PEOPLE, quasi_identifiers=["age", "zip"], sensitive=["disease"], identifiers=["name"],
-                       insensitive=["insurance"])
-    rel = ktype.anonymize(ds, algorithm="mondrian", k=2)
+    rel = _people_release()
     html = report_html(rel)
     table = re.search(r'<table data-key="widths">(.*?)</table>', html, re.S).group(1)
     pub = rel.to_pandas().astype(str)
