@@ -237,7 +237,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["src/ktype/_progress.py", "src/ktype/_jit.py", "src/ktype/_compile.py", "src/ktype/_lazy.py",
          "src/ktype/exceptions.py", "src/ktype/measures/suppression.py"],
         # without the concurrent-compilation stress tests of test_jit_cache.py (subprocesses compiling every kernel)
-        [T + "test_progress.py", T + "test_progress_risk.py", T + "test_compile.py", T + "test_jit_cache.py",
+        [T + "test_progress.py", T + "test_progress_oracle.py", T + "test_progress_risk.py", T + "test_compile.py",
+         T + "test_jit_cache.py",
          T + "test_imports.py", T + "test_vocabulary.py", T + "test_cell_suppression.py",
          "-k", "not (stress or forced_race or concurrent_first or editing_a_called)"],
     ),
@@ -252,7 +253,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "app": (
         ["src/ktype/app/_state.py", "src/ktype/app/_ui.py", "src/ktype/app/_worker.py"],
-        [T + "test_app_state.py", T + "test_app_page.py"],
+        [T + "test_app_state.py", T + "test_app_state_oracle.py", T + "test_app_page.py"],
     ),
     "cli": (
         ["src/ktype/cli/_app.py", "src/ktype/cli/_options.py", "src/ktype/cli/_print.py", "src/ktype/cli/_reading.py",
