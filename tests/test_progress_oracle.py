@@ -39,3 +39,30 @@ def test_errors_carry_their_message_and_payload():
     assert str(e) == "columns without a role: 'name'" and e.columns == ["name"] and e.frame == "F"
     a = AuditError("row 3 is not a generalization", report="R")
     assert str(a) == "row 3 is not a generalization" and a.report == "R"
+
+
+def test_lazy_attributes_resolve_once_and_name_what_is_missing(monkeypatch):
+    """``_lazy.attach`` on a package of its own: a listed name imports its module on first use
+    and is then cached in the package; a submodule is found when asked for; an unknown name is
+    an AttributeError naming package and attribute; ``dir`` lists the public names."""
+    import sys
+    import types
+
+    from ktype._lazy import attach
+
+    pkg = types.ModuleType("ktype_lazy_probe")
+    pkg.__path__ = []  # a package: submodules are looked up under it
+    monkeypatch.setitem(sys.modules, "ktype_lazy_probe", pkg)
+    getattr_, dir_ = attach("ktype_lazy_probe", {"dumps": ("json", "dumps"), "jsonmod": ("json", None)},
+                            ["dumps", "jsonmod", "extra"])
+    import json
+
+    assert getattr_("dumps") is json.dumps and vars(pkg)["dumps"] is json.dumps
+    assert getattr_("jsonmod") is json and vars(pkg)["jsonmod"] is json
+    with pytest.raises(AttributeError, match="module 'ktype_lazy_probe' has no attribute 'nope'"):
+        getattr_("nope")
+    assert dir_() == sorted(set(vars(pkg)) | {"dumps", "jsonmod", "extra"})
+    sub_getattr, _ = attach("ktype", {}, [], submodules=True)
+    assert sub_getattr("exceptions") is sys.modules["ktype.exceptions"]
+    with pytest.raises(AttributeError, match="has no attribute '__wrapped__'"):
+        sub_getattr("__wrapped__")
