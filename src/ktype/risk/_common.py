@@ -133,8 +133,8 @@ def summarize(risk: np.ndarray, threshold: float) -> dict[str, Any]:
     if risk.size == 0:
         return {"records": 0, "highest": 0.0, "average": 0.0, "records_above_threshold": 0,
                 "share_above_threshold": 0.0, "threshold": threshold}
-    if not np.isfinite(risk).all():  # a risk that cannot be computed is never reported as "none above"
-        bad = int((~np.isfinite(risk)).sum())
+    bad = int(risk.size - np.isfinite(risk).sum())
+    if bad:  # a risk that cannot be computed is never reported as "none above"
         raise KtypeError(f"Internal error: {bad} of {risk.size} per-record risks are not finite numbers; no risk "
                          "summary is reported. Please report this with the command that produced it.")
     above = risk > threshold
