@@ -28,3 +28,16 @@ def test_registry_reports_compile_time_apart():
     tm = rel.provenance["timings"]
     assert {"algorithm_s", "verification_s", "compile_s"} <= set(tm)
     assert min(tm["algorithm_s"], tm["verification_s"], tm["compile_s"]) >= 0.0
+
+
+def test_a_timer_reports_seconds_before_and_after_its_block():
+    """``seconds`` is a number at every point: 0.0 before the block has run (nothing compiled
+    yet), and a non-negative float after it, also when the block raises."""
+    timer = CompileTimer()
+    assert timer.seconds == 0.0 and isinstance(timer.seconds, float)
+    try:
+        with timer:
+            raise ValueError("inside")
+    except ValueError:
+        pass
+    assert isinstance(timer.seconds, float) and timer.seconds >= 0.0

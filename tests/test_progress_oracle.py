@@ -66,3 +66,6 @@ def test_lazy_attributes_resolve_once_and_name_what_is_missing(monkeypatch):
     assert sub_getattr("exceptions") is sys.modules["ktype.exceptions"]
     with pytest.raises(AttributeError, match="has no attribute '__wrapped__'"):
         sub_getattr("__wrapped__")
+    plain_getattr, _ = attach("ktype", {}, [])  # without submodules=True a submodule is not an attribute
+    with pytest.raises(AttributeError, match="module 'ktype' has no attribute 'exceptions'"):
+        plain_getattr("exceptions")
