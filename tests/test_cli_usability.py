@@ -179,3 +179,22 @@ def test_date_name_hint_only_while_a_day_level_date_remains():
     assert cols(["2022-01-13", "2022-03-02"]) == ["admission"]
     assert cols(["[2022-01-13..2022-03-21]"] * 2) == ["admission"]
     assert cols(["2022", "*"]) == [] and cols(["*", "*"]) == []
+
+
+def test_a_warning_is_one_plain_line_on_stderr(tmp_path, capsys):
+    """A warning raised while a command runs (here: a hierarchy file with a repeated row) is one
+    ``warning:`` line naming what happened, printed once, not Python's ``file.py:line: UserWarning``
+    with a line of ktype's source; the process's own warning printer is restored afterwards."""
+    import warnings
+
+    src = _patients(tmp_path)
+    sex = tmp_path / "sex.csv"
+    sex.write_text("F;*\nM;*\nM;*\n")  # the last row repeats the one before it
+    before = warnings.showwarning
+    assert run(["anonymize", str(src), "--qi", "age,zip,sex", "--sensitive", "diagnosis", "-H", f"sex={sex}",
+                "-H", "zip=masking:1,2", "-H", "age=intervals:10,50", "--k", "4", "-O", str(tmp_path / "r.csv")]) == EXIT_OK
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if "duplicate" in ln]
+    assert len(lines) == 1 and lines[0].startswith("warning: Hierarchy for 'sex': dropped 1 exact duplicate row")
+    assert "UserWarning" not in err and ".py:" not in err
+    assert warnings.showwarning is before

@@ -13,8 +13,9 @@ A new command is a new module here that registers on ``_app.app`` and is importe
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import typer
@@ -50,6 +51,28 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@contextlib.contextmanager
+def _warnings_as_messages(escape: Callable[[str], str]) -> Iterator[None]:
+    """Inside the block, a Python warning (ktype's, or a library's) is one ``warning:`` line on
+    standard error, each distinct message once, instead of Python's ``file:line: Category``
+    followed by a line of ktype's source. The previous warning filters and printer come back
+    afterwards (the CLI may run inside another program)."""
+    import warnings
+
+    shown: set[str] = set()
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        text = str(message)
+        if text not in shown:
+            shown.add(text)
+            _app.err.print(f"[bold yellow]warning:[/] {escape(text)}")
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run one ``ktype`` command line and return its exit code (the table in :mod:`._app`).
 
@@ -68,7 +91,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return rich_escape(text)
 
     try:
-        rv = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="ktype")
+        with _warnings_as_messages(escape):
+            rv = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="ktype")
     except typer.Exit as e:
         return int(e.exit_code)
     except (typer.Abort, KeyboardInterrupt):
