@@ -437,9 +437,12 @@ def run_rounds(name: str, size: int, batch: int, reuse: bool = False) -> dict:
         path.write_text(json.dumps(out, indent=1) + "\n")
         if not todo:
             return out
-        with open(work / "mutmut.log", "a") as log:
-            rc = subprocess.run(["nice", "-n", NICE, mutmut, "run", "--max-children", children, *todo], cwd=work,
-                                stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+        if name in FORKLESS or os.environ.get("KTYPE_MUTMUT_FORKLESS") == "1":
+            rc = run_forkless(work, todo, env)
+        else:
+            with open(work / "mutmut.log", "a") as log:
+                rc = subprocess.run(["nice", "-n", NICE, mutmut, "run", "--max-children", children, *todo], cwd=work,
+                                    stdout=log, stderr=subprocess.STDOUT, env=env).returncode
         if all(_metas(work)[m] is None for m in todo):  # e.g. the clean test run failed: see mutmut.log
             print(name, f"no verdict in a round of {len(todo)} mutants (exit {rc}); see {work / 'mutmut.log'}")
             return out
@@ -449,6 +452,49 @@ def run_rounds(name: str, size: int, batch: int, reuse: bool = False) -> dict:
         print(name, f"round of {len(todo)} mutants, exit {rc}, cpu {cpu0} s, load {loads[-1]}", flush=True)
         if rc not in (0, 1):  # interrupted or broken: keep what is stored
             return out
+
+
+#: groups whose mutants run one fresh pytest process each (:func:`run_forkless`), not in mutmut's
+#: forked children: their tests start thread pools (dask's, pyarrow's) and compile kernels, and a
+#: child forked from a parent that ran them either blocks on a lock a parent thread held at the
+#: fork (it sleeps until mutmut's wall-clock limit) or spends its CPU limit recompiling
+FORKLESS = frozenset({"dask"})
+FORKLESS_TIMEOUT = 10  # a mutant's run may take this many times its tests' own time (at least 300 s)
+
+
+def run_forkless(work: Path, todo: list[str], env: dict[str, str]) -> int:
+    """Run each mutant in ``todo`` as its own ``pytest`` process (mutmut's switch
+    ``MUTANT_UNDER_TEST``) on the tests mutmut's map says reach its function, fastest first
+    and stopping at the first failure, and store the exit code in mutmut's ``.meta`` files
+    as mutmut would (1: killed, 0: survived, 33: no tests, 36: a wall-clock timeout,
+    a signal: crash). Returns 0."""
+    stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text())
+    tests_of, duration = stats["tests_by_mangled_function_name"], stats["duration_by_test"]
+    limit_floor = float(os.environ.get("KTYPE_MUTMUT_VERIFY_TIMEOUT", "300"))
+    env = dict(env, PYTHONPATH=os.pathsep.join(
+        x for x in (str(work / "mutants" / "src"), os.environ.get("PYTHONPATH")) if x))
+    metas = {m: p for p in (work / "mutants").rglob("*.meta")
+             for m in json.loads(p.read_text())["exit_code_by_key"]}
+    for m in todo:
+        tests = sorted(tests_of.get(m.partition("__mutmut_")[0], []), key=lambda t: duration.get(t, 0.0))
+        code: int
+        if not tests:
+            code = 33
+        else:
+            limit = max(limit_floor, FORKLESS_TIMEOUT * sum(duration.get(t, 1.0) for t in tests))
+            try:
+                rc = subprocess.run(["nice", "-n", NICE, sys.executable, "-m", "pytest", *PYTEST_ARGS, "-x", *tests],
+                                    cwd=work / "mutants", env=dict(env, MUTANT_UNDER_TEST=m), capture_output=True,
+                                    timeout=limit).returncode
+            except subprocess.TimeoutExpired:
+                code = 36
+            else:
+                code = rc  # pytest's: 1 failed, 0 passed, 5 collected nothing; a signal: negative
+        meta = json.loads(metas[m].read_text())
+        meta["exit_code_by_key"][m] = code
+        metas[m].write_text(json.dumps(meta))
+        print(m, STATUS.get(code, f"exit {code}"), flush=True)
+    return 0
 
 
 def run_group(name: str, names: list[str] | None = None, sample: int = 0, reuse: bool = False,
