@@ -155,6 +155,8 @@ def from_dask(
     policies = _missing_policies(missing, [c for c in qis + sens])
     value_counts = engine.value_counts(frame, coded)  # the one pass over the data that encoding needs
     distinct = {c: pd.Series(vc.index, name=c) for c, vc in value_counts.items()}
+    if any(len(v) == 0 for v in distinct.values()):  # no value in a coded column: no rows
+        raise DataError("The table is empty; there is nothing to anonymize.")
     with_missing = []
     for c, vals in distinct.items():
         if vals.isna().any():
