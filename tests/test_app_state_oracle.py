@@ -23,45 +23,41 @@ def test_an_upload_is_saved_under_a_plain_visible_name(given, saved):
     assert _safe_name(given) == saved
 
 
-def test_two_uploads_of_the_same_name_keep_their_own_files():
+@pytest.fixture
+def session():
+    """A session with CSV uploaded as t.csv; closed (its files removed) after the test."""
     s = Session()
     try:
         s.load_upload("t.csv", CSV)
-        first = s.source["path"]
-        s.load_upload("t.csv", CSV.replace(b"flu", b"gout"))
-        second = s.source["path"]
-        assert first != second
-        assert pd.read_csv(first)["disease"].tolist().count("flu") == 3
-        assert "gout" in pd.read_csv(second)["disease"].tolist()
+        yield s
     finally:
         s.close()
 
 
-def test_input_risk_recounts_the_classes():
-    s = Session()
-    try:
-        s.load_upload("t.csv", CSV)
-        for c, r in (("age", "quasi-identifier"), ("zip", "quasi-identifier"), ("disease", "sensitive")):
-            s.set_role(c, r)
-        risk = s.input_risk()
-        sizes = pd.read_csv(s.source["path"]).groupby(["age", "zip"]).size()  # classes 2, 1, 2
-        assert risk["records"] == 5 and risk["sample_uniques"] == int((sizes == 1).sum())
-        assert risk["highest"] == 1.0 and risk["average"] == pytest.approx((2 * 0.5 + 1 + 2 * 0.5) / 5)
-        assert risk["records_at_risk"] == int(sizes[sizes * risk["threshold"] < 1].sum())
-    finally:
-        s.close()
+def test_two_uploads_of_the_same_name_keep_their_own_files(session):
+    first = session.source["path"]
+    session.load_upload("t.csv", CSV.replace(b"flu", b"gout"))
+    second = session.source["path"]
+    assert first != second
+    assert pd.read_csv(first)["disease"].tolist().count("flu") == 3
+    assert "gout" in pd.read_csv(second)["disease"].tolist()
 
 
-def test_a_sensitive_choice_is_cleared_to_none_when_its_column_changes_role():
-    s = Session()
-    try:
-        s.load_upload("t.csv", CSV)
-        s.set_role("disease", "sensitive")
-        s.settings.sensitive = "disease"
-        s.set_role("disease", "insensitive")
-        assert s.settings.sensitive is None
-    finally:
-        s.close()
+def test_input_risk_recounts_the_classes(session):
+    for c, r in (("age", "quasi-identifier"), ("zip", "quasi-identifier"), ("disease", "sensitive")):
+        session.set_role(c, r)
+    risk = session.input_risk()
+    sizes = pd.read_csv(session.source["path"]).groupby(["age", "zip"]).size()  # classes 2, 1, 2
+    assert risk["records"] == 5 and risk["sample_uniques"] == int((sizes == 1).sum())
+    assert risk["highest"] == 1.0 and risk["average"] == pytest.approx((2 * 0.5 + 1 + 2 * 0.5) / 5)
+    assert risk["records_at_risk"] == int(sizes[sizes * risk["threshold"] < 1].sum())
+
+
+def test_a_sensitive_choice_is_cleared_to_none_when_its_column_changes_role(session):
+    session.set_role("disease", "sensitive")
+    session.settings.sensitive = "disease"
+    session.set_role("disease", "insensitive")
+    assert session.settings.sensitive is None
 
 
 def test_a_file_error_names_the_file():
