@@ -67,3 +67,20 @@ def test_cli_refuses_inconsistent_arx_file(tmp_path):
     assert "two parents" in res.output and "row 1" in res.output and "row 2" in res.output
     assert not out.exists()
     assert hashlib.sha256(data.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize("dtype", [object, "category", "str"])
+def test_a_star_value_is_refused_naming_the_row_where_it_first_appears(dtype):
+    """'*' is reserved for a suppressed cell: a column holding it is refused, and the message names
+    the position of its first row (a recount over the column), also after repeated values."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    vals = rng.choice(["a", "b", "c"], 500).astype(object)
+    first = int(rng.integers(50, 450))
+    vals[first] = "*"
+    vals[first + 3:: 17] = "*"
+    col = pd.Series(vals, dtype=dtype)
+    expected = next(i for i, v in enumerate(vals) if v == "*")
+    with pytest.raises(HierarchyError, match=rf"'\*' \(position {expected}\)"):
+        builders.build_hierarchy("x", None, col)

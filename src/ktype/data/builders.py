@@ -110,16 +110,21 @@ def build_hierarchy(column: str, spec: Any, values: pd.Series) -> Hierarchy:  # 
     own leaf (:func:`with_missing`).
     """
     values = pd.Series(values).reset_index(drop=True)
-    if _textual(values) and (values == SUPPRESSED_LABEL).any():
-        i = int(np.flatnonzero((values == SUPPRESSED_LABEL).to_numpy())[0])
+    # every builder reads only the distinct values, so the checks and the builders run on them
+    # (in order of first appearance, each indexed by the position of its first row), not on
+    # every row: a column of 10^7 rows has a few hundred values
+    distinct = values.drop_duplicates()
+    textual = _textual(values)
+    if textual and (distinct == SUPPRESSED_LABEL).any():
+        i = int(distinct.index[(distinct == SUPPRESSED_LABEL).to_numpy()][0])
         raise HierarchyError(
             f"Column {column!r} holds the value '*' (position {i}), which ktype reserves for a suppressed cell; "
             "recode it (e.g. to 'star') before anonymizing."
         )
-    is_missing = (values == MISSING_LABEL).to_numpy() if _textual(values) else np.zeros(len(values), dtype=bool)
-    base = values[~is_missing]
+    is_missing = (distinct == MISSING_LABEL).to_numpy() if textual else np.zeros(len(distinct), dtype=bool)
+    base = distinct[~is_missing]
     if len(base):
-        base = pd.Series(base.tolist()) if _textual(values) else base
+        base = pd.Series(base.tolist()) if textual else base.reset_index(drop=True)
         if base.dtype == object and len(base) and all(isinstance(v, pd.Timestamp) for v in base.head(1)):
             base = pd.to_datetime(base)
     if is_missing.all():
