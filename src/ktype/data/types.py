@@ -202,6 +202,36 @@ def convert_column(s: pd.Series, kind: str, column: str, first_line: int | np.nd
     raise DataError(f"Unknown type {kind!r} for column {column!r}; use text, int, float or date.")
 
 
+def _distinct(s: pd.Series) -> tuple[np.ndarray, pd.Series] | None:
+    """``(codes, values)`` of a text column whose distinct values are few (a code per row, -1 for
+    a missing cell), else None: inferring and converting a type depends on the distinct values
+    only, so a column of 10^6 rows with a few hundred values is read through them."""
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    if len(uniq) == 0 or 2 * len(uniq) > len(s):
+        return None
+    return codes, pd.Series(np.asarray(uniq, dtype=object), dtype=object)
+
+
+def _convert_distinct(s: pd.Series, distinct: tuple[np.ndarray, pd.Series], kind: str, column: str,
+                      first_line: int | np.ndarray | None) -> pd.Series:
+    """:func:`convert_column` of ``s`` computed on its distinct values and spread back to the
+    rows; the same values and dtype. A value that does not fit is reported by the row-wise
+    conversion, which names its first row."""
+    codes, uniq = distinct
+    try:
+        conv = convert_column(uniq, kind, column)
+    except DataError:
+        return convert_column(s, kind, column, first_line)  # the error, with the row of the first bad cell
+    missing = codes < 0
+    spread = conv.iloc[np.where(missing, 0, codes)].reset_index(drop=True)
+    spread.index = s.index
+    if not missing.any():
+        return spread
+    if kind == "int":
+        return spread.astype("Int64").mask(missing)
+    return spread.mask(missing)
+
+
 def apply_types(
     df: pd.DataFrame,
     types: Mapping[str, str] | Iterable[str] | str | None,
@@ -220,11 +250,15 @@ def apply_types(
     for c in df.columns:
         s = df[c]
         kind = types.get(str(c))
+        distinct = _distinct(s) if _textual(s) and (kind != "text" and (kind or infer)) else None
         if kind is None and infer:
-            kind = infer_column(s) if _textual(s) else None
+            kind = infer_column(s if distinct is None else distinct[1]) if _textual(s) else None
             if kind == "text":
                 kind = None
-        out[c] = convert_column(s, kind, str(c), first_line) if kind else s
+        if kind and distinct is not None:
+            out[c] = _convert_distinct(s, distinct, kind, str(c), first_line)
+        else:
+            out[c] = convert_column(s, kind, str(c), first_line) if kind else s
     res = pd.DataFrame(out, index=df.index)
     res.attrs.update(df.attrs)
     return res
