@@ -471,3 +471,28 @@ def test_range_query_workload_defaults_and_refusals():
     two = Dataset(df, quasi_identifiers=["a", "b"], sensitive=["y", "z"])
     with pytest.raises(MeasureUnavailable, match="^range_query_error needs exactly one sensitive attribute$"):
         range_query_error(Release.build(two, two.X, two.X))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), r=st.integers(1, 4))
+def test_kl_box_mass_equals_a_box_by_box_sum_for_every_index(seed, n, r):
+    """The mass of each point (the weights of the boxes holding it) is the same whichever column,
+    or pair of columns, indexes the boxes, and equals the sum over every box tested one by one;
+    the index the measure picks is one of them."""
+    from ktype.measures import kl
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 7, r)
+    points = np.stack([rng.integers(0, m, n) for m in sizes], axis=1).astype(np.int64)
+    nb = int(rng.integers(1, 30))
+    a = np.stack([rng.integers(0, m, nb) for m in sizes], axis=1)
+    b = np.stack([rng.integers(0, m, nb) for m in sizes], axis=1)
+    blo, bhi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    w = rng.random(nb)
+    inside = ((blo[None] <= points[:, None]) & (points[:, None] <= bhi[None])).all(axis=2)
+    want = np.array([sum(w[j] for j in np.flatnonzero(row)) for row in inside])  # box by box, in box order
+    choices = [(c, -1) for c in range(r)] + [(c1, c2) for c1 in range(r) for c2 in range(c1 + 1, r)]
+    assert kl._index_columns(points, blo, bhi, sizes) in choices
+    for c1, c2 in choices:
+        got = kl._box_mass(points, blo, bhi, w, c1, int(sizes[c1]), c2, int(sizes[c2]) if c2 >= 0 else 1)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from .._grouping import group_rows
 from .._jit import njit
@@ -13,32 +14,45 @@ from ._base import measure
 __all__ = ["kl_divergence"]
 
 
-@njit
-def _box_mass(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, w: np.ndarray, c: int, m_c: int) -> np.ndarray:  # pragma: no cover - compiled
+@njit(parallel=True)
+def _box_mass(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, w: np.ndarray, c1: int, m1: int, c2: int,
+              m2: int) -> np.ndarray:  # pragma: no cover - compiled
     """For each point, the sum of ``w[b]`` over the boxes ``b`` containing it.
 
-    Boxes are indexed by the leaf values of column ``c`` (CSR lists of the boxes covering
-    each value), so each point only tests the boxes that contain it on column ``c``.
+    Boxes are indexed by the cells ``(v1, v2)`` of two columns ``c1``, ``c2`` (``c2 = -1``,
+    ``m2 = 1``: by the values of ``c1`` alone): CSR lists, in box order, of the boxes covering
+    each cell, so each point only tests the boxes that contain it on those columns. The
+    points are independent (one thread each); each sums its boxes in box order.
     """
     u, r = points.shape
     nb = blo.shape[0]
-    ptr = np.zeros(m_c + 1, dtype=np.int64)
+    ptr = np.zeros(m1 * m2 + 1, dtype=np.int64)
     for b in range(nb):
-        for v in range(blo[b, c], bhi[b, c] + 1):
-            ptr[v + 1] += 1
-    for v in range(m_c):
+        for v1 in range(blo[b, c1], bhi[b, c1] + 1):
+            if c2 < 0:
+                ptr[v1 + 1] += 1
+            else:
+                for v2 in range(blo[b, c2], bhi[b, c2] + 1):
+                    ptr[v1 * m2 + v2 + 1] += 1
+    for v in range(m1 * m2):
         ptr[v + 1] += ptr[v]
     fill = ptr[:-1].copy()
-    idx = np.empty(ptr[m_c], dtype=np.int64)
+    idx = np.empty(ptr[m1 * m2], dtype=np.int64)
     for b in range(nb):
-        for v in range(blo[b, c], bhi[b, c] + 1):
-            idx[fill[v]] = b
-            fill[v] += 1
+        for v1 in range(blo[b, c1], bhi[b, c1] + 1):
+            if c2 < 0:
+                idx[fill[v1]] = b
+                fill[v1] += 1
+            else:
+                for v2 in range(blo[b, c2], bhi[b, c2] + 1):
+                    cell = v1 * m2 + v2
+                    idx[fill[cell]] = b
+                    fill[cell] += 1
     out = np.zeros(u)
-    for i in range(u):
+    for i in prange(u):
         s = 0.0
-        v0 = points[i, c]
-        for t in range(ptr[v0], ptr[v0 + 1]):
+        cell = points[i, c1] if c2 < 0 else points[i, c1] * m2 + points[i, c2]
+        for t in range(ptr[cell], ptr[cell + 1]):
             b = idx[t]
             inside = True
             for j in range(r):
@@ -52,17 +66,37 @@ def _box_mass(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, w: np.ndarra
     return out
 
 
-def _index_column(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, sizes: np.ndarray) -> int:
-    """The column whose value lists give the fewest candidate boxes over all points."""
-    best, best_cost = 0, np.inf
+#: an index over two columns is used while its lists hold at most this many box entries
+_MAX_PAIR_ENTRIES = 20_000_000
+
+
+def _index_columns(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, sizes: np.ndarray) -> tuple[int, int]:
+    """The column, or the pair of columns, whose index gives the fewest box tests over all
+    points (an index entry counted as one test), ``(c, -1)`` for a single column."""
+    best, best_cost = (0, -1), np.inf
     for j, m in enumerate(sizes):  # loop over attributes
         cover = np.zeros(int(m) + 1, dtype=np.int64)
         np.add.at(cover, blo[:, j], 1)
         np.add.at(cover, bhi[:, j] + 1, -1)
         cover = np.cumsum(cover)[:-1]
-        cost = float(cover[points[:, j]].sum())
+        cost = float(cover[points[:, j]].sum()) + float((bhi[:, j] - blo[:, j] + 1).sum())
         if cost < best_cost:
-            best, best_cost = j, cost
+            best, best_cost = (j, -1), cost
+    for j1 in range(len(sizes)):  # loop over pairs of attributes
+        for j2 in range(j1 + 1, len(sizes)):
+            m1, m2 = int(sizes[j1]), int(sizes[j2])
+            entries = float(((bhi[:, j1] - blo[:, j1] + 1) * (bhi[:, j2] - blo[:, j2] + 1)).sum())
+            if m1 * m2 > _MAX_PAIR_ENTRIES or entries > _MAX_PAIR_ENTRIES:
+                continue
+            cover = np.zeros((m1 + 1, m2 + 1), dtype=np.int64)  # 2-d difference array of the boxes
+            np.add.at(cover, (blo[:, j1], blo[:, j2]), 1)
+            np.add.at(cover, (bhi[:, j1] + 1, blo[:, j2]), -1)
+            np.add.at(cover, (blo[:, j1], bhi[:, j2] + 1), -1)
+            np.add.at(cover, (bhi[:, j1] + 1, bhi[:, j2] + 1), 1)
+            cover = cover.cumsum(axis=0).cumsum(axis=1)
+            cost = float(cover[points[:, j1], points[:, j2]].sum()) + entries
+            if cost < best_cost:
+                best, best_cost = (j1, j2), cost
     return best
 
 
@@ -124,8 +158,8 @@ def kl_divergence(release: Release, *, base: float = 2.0) -> float:
     logvol = np.log((bhi - blo + 1).astype(np.float64)).sum(axis=1)
     w = np.bincount(bid, minlength=bu) / float(release.n) * np.exp(-logvol)
     sizes = ds.domain_sizes
-    c = _index_column(points, blo, bhi, sizes)
-    q = _box_mass(points, blo, bhi, w, c, int(sizes[c]))
+    c1, c2 = _index_columns(points, blo, bhi, sizes)
+    q = _box_mass(points, blo, bhi, w, c1, int(sizes[c1]), c2, int(sizes[c2]) if c2 >= 0 else 1)
     if (q <= 0).any():
         return float("inf")
     kl = float((p * (np.log(p) - np.log(q))).sum()) / np.log(base)
