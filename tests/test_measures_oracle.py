@@ -11,6 +11,7 @@ properties kill the surviving mutants of ``measures/`` listed in docs/mutation.m
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections import Counter, defaultdict
@@ -476,9 +477,10 @@ def test_range_query_workload_defaults_and_refusals():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), r=st.integers(1, 4))
 def test_kl_box_mass_equals_a_box_by_box_sum_for_every_index(seed, n, r):
-    """The mass of each point (the weights of the boxes holding it) is the same whichever column,
-    or pair of columns, indexes the boxes, and equals the sum over every box tested one by one;
-    the index the measure picks is one of them."""
+    """The mass of each point (the weights of the boxes holding it) is the same whichever columns
+    index the boxes (one, two or three, in any order, and the ones the measure picks), and equals
+    the sum over every box tested one by one; the index's count of boxes covering each point on
+    its columns equals a recount."""
     from ktype.measures import kl
 
     rng = np.random.default_rng(seed)
@@ -491,8 +493,11 @@ def test_kl_box_mass_equals_a_box_by_box_sum_for_every_index(seed, n, r):
     w = rng.random(nb)
     inside = ((blo[None] <= points[:, None]) & (points[:, None] <= bhi[None])).all(axis=2)
     want = np.array([sum(w[j] for j in np.flatnonzero(row)) for row in inside])  # box by box, in box order
-    choices = [(c, -1) for c in range(r)] + [(c1, c2) for c1 in range(r) for c2 in range(c1 + 1, r)]
-    assert kl._index_columns(points, blo, bhi, sizes) in choices
-    for c1, c2 in choices:
-        got = kl._box_mass(points, blo, bhi, w, c1, int(sizes[c1]), c2, int(sizes[c2]) if c2 >= 0 else 1)
+    picked = kl._index_columns(points, blo, bhi, sizes)
+    assert 1 <= len(picked) <= r and len(set(picked)) == len(picked)
+    for cols in [picked, *itertools.chain.from_iterable(itertools.permutations(range(r), d) for d in (1, 2, 3))]:
+        got = kl._box_mass(points, blo, bhi, w, np.asarray(cols, dtype=np.int64), sizes[list(cols)].astype(np.int64))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+        cover = kl._cover(points, blo, bhi, list(cols), [int(sizes[c]) for c in cols])
+        np.testing.assert_array_equal(cover, ((blo[None, :, list(cols)] <= points[:, None, list(cols)])
+                                              & (points[:, None, list(cols)] <= bhi[None, :, list(cols)])).all(axis=2).sum(1))

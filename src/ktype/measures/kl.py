@@ -15,43 +15,59 @@ __all__ = ["kl_divergence"]
 
 
 @njit(parallel=True)
-def _box_mass(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, w: np.ndarray, c1: int, m1: int, c2: int,
-              m2: int) -> np.ndarray:  # pragma: no cover - compiled
+def _box_mass(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, w: np.ndarray, cols: np.ndarray,
+              dims: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """For each point, the sum of ``w[b]`` over the boxes ``b`` containing it.
 
-    Boxes are indexed by the cells ``(v1, v2)`` of two columns ``c1``, ``c2`` (``c2 = -1``,
-    ``m2 = 1``: by the values of ``c1`` alone): CSR lists, in box order, of the boxes covering
-    each cell, so each point only tests the boxes that contain it on those columns. The
-    points are independent (one thread each); each sums its boxes in box order.
+    Boxes are indexed by the cells of the columns ``cols`` (domain sizes ``dims``): CSR lists,
+    in box order, of the boxes covering each cell, so each point only tests the boxes that
+    contain it on those columns. The points are independent (one thread each); each sums its
+    boxes in box order.
     """
     u, r = points.shape
     nb = blo.shape[0]
-    ptr = np.zeros(m1 * m2 + 1, dtype=np.int64)
-    for b in range(nb):
-        for v1 in range(blo[b, c1], bhi[b, c1] + 1):
-            if c2 < 0:
-                ptr[v1 + 1] += 1
-            else:
-                for v2 in range(blo[b, c2], bhi[b, c2] + 1):
-                    ptr[v1 * m2 + v2 + 1] += 1
-    for v in range(m1 * m2):
-        ptr[v + 1] += ptr[v]
-    fill = ptr[:-1].copy()
-    idx = np.empty(ptr[m1 * m2], dtype=np.int64)
-    for b in range(nb):
-        for v1 in range(blo[b, c1], bhi[b, c1] + 1):
-            if c2 < 0:
-                idx[fill[v1]] = b
-                fill[v1] += 1
-            else:
-                for v2 in range(blo[b, c2], bhi[b, c2] + 1):
-                    cell = v1 * m2 + v2
+    d = cols.shape[0]
+    stride = np.ones(d, dtype=np.int64)
+    for k in range(d - 2, -1, -1):
+        stride[k] = stride[k + 1] * dims[k + 1]
+    ncell = stride[0] * dims[0]
+    ptr = np.zeros(ncell + 1, dtype=np.int64)
+    idx = np.empty(0, dtype=np.int64)
+    fill = np.empty(0, dtype=np.int64)
+    cur = np.empty(d, dtype=np.int64)
+    for rnd in range(2):  # count the entries of each cell, then list them (box order)
+        if rnd == 1:
+            for v in range(ncell):
+                ptr[v + 1] += ptr[v]
+            fill = ptr[:-1].copy()
+            idx = np.empty(ptr[ncell], dtype=np.int64)
+        for b in range(nb):
+            for k in range(d):
+                cur[k] = blo[b, cols[k]]
+            while True:  # every cell of the box (an odometer over its ranges)
+                cell = 0
+                for k in range(d):
+                    cell += cur[k] * stride[k]
+                if rnd == 0:
+                    ptr[cell + 1] += 1
+                else:
                     idx[fill[cell]] = b
                     fill[cell] += 1
+                k = d - 1
+                while k >= 0:
+                    cur[k] += 1
+                    if cur[k] <= bhi[b, cols[k]]:
+                        break
+                    cur[k] = blo[b, cols[k]]
+                    k -= 1
+                if k < 0:
+                    break
     out = np.zeros(u)
     for i in prange(u):
         s = 0.0
-        cell = points[i, c1] if c2 < 0 else points[i, c1] * m2 + points[i, c2]
+        cell = 0
+        for k in range(d):
+            cell += points[i, cols[k]] * stride[k]
         for t in range(ptr[cell], ptr[cell + 1]):
             b = idx[t]
             inside = True
@@ -66,38 +82,47 @@ def _box_mass(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, w: np.ndarra
     return out
 
 
-#: an index over two columns is used while its lists hold at most this many box entries
-_MAX_PAIR_ENTRIES = 20_000_000
+#: an index is used while its cells and its lists stay below these sizes (int64 each)
+_MAX_CELLS = 4_000_000
+_MAX_ENTRIES = 20_000_000
+_MAX_INDEX_COLUMNS = 4
 
 
-def _index_columns(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, sizes: np.ndarray) -> tuple[int, int]:
-    """The column, or the pair of columns, whose index gives the fewest box tests over all
-    points (an index entry counted as one test), ``(c, -1)`` for a single column."""
-    best, best_cost = (0, -1), np.inf
-    for j, m in enumerate(sizes):  # loop over attributes
-        cover = np.zeros(int(m) + 1, dtype=np.int64)
-        np.add.at(cover, blo[:, j], 1)
-        np.add.at(cover, bhi[:, j] + 1, -1)
-        cover = np.cumsum(cover)[:-1]
-        cost = float(cover[points[:, j]].sum()) + float((bhi[:, j] - blo[:, j] + 1).sum())
-        if cost < best_cost:
-            best, best_cost = (j, -1), cost
-    for j1 in range(len(sizes)):  # loop over pairs of attributes
-        for j2 in range(j1 + 1, len(sizes)):
-            m1, m2 = int(sizes[j1]), int(sizes[j2])
-            entries = float(((bhi[:, j1] - blo[:, j1] + 1) * (bhi[:, j2] - blo[:, j2] + 1)).sum())
-            if m1 * m2 > _MAX_PAIR_ENTRIES or entries > _MAX_PAIR_ENTRIES:
-                continue
-            cover = np.zeros((m1 + 1, m2 + 1), dtype=np.int64)  # 2-d difference array of the boxes
-            np.add.at(cover, (blo[:, j1], blo[:, j2]), 1)
-            np.add.at(cover, (bhi[:, j1] + 1, blo[:, j2]), -1)
-            np.add.at(cover, (blo[:, j1], bhi[:, j2] + 1), -1)
-            np.add.at(cover, (bhi[:, j1] + 1, bhi[:, j2] + 1), 1)
-            cover = cover.cumsum(axis=0).cumsum(axis=1)
-            cost = float(cover[points[:, j1], points[:, j2]].sum()) + entries
+def _cover(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, cols: list[int], dims: list[int]) -> np.ndarray:
+    """For each point, the number of boxes covering it on the columns ``cols`` (a
+    ``len(cols)``-dimensional difference array of the boxes, summed along every axis)."""
+    cover = np.zeros([m + 1 for m in dims], dtype=np.int64)
+    for corner in range(1 << len(cols)):  # loop over the 2^d corners of every box
+        at = tuple(bhi[:, c] + 1 if corner >> k & 1 else blo[:, c] for k, c in enumerate(cols))
+        np.add.at(cover, at, -1 if bin(corner).count("1") % 2 else 1)
+    for axis in range(len(cols)):  # loop over the index's dimensions
+        cover = np.cumsum(cover, axis=axis)
+    return cover[tuple(points[:, c] for c in cols)]
+
+
+def _index_columns(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, sizes: np.ndarray) -> list[int]:
+    """The columns whose cells index the boxes: grown one column at a time (at most
+    :data:`_MAX_INDEX_COLUMNS`) while that lowers the work, counted as the box tests over all
+    points plus the index's entries, and while the index stays below its size limits."""
+    widths = bhi - blo + 1
+    chosen: list[int] = []
+    best_cost = np.inf
+    entries = np.ones(len(blo), dtype=np.int64)
+    while len(chosen) < _MAX_INDEX_COLUMNS:
+        step = None
+        for j in range(len(sizes)):  # loop over the columns not yet in the index
+            dims = [int(sizes[c]) for c in chosen] + [int(sizes[j])]
+            grown = entries * widths[:, j]
+            if j in chosen or (chosen and (int(np.prod(dims)) > _MAX_CELLS or float(grown.sum()) > _MAX_ENTRIES)):
+                continue  # (one column is always possible: its index is as large as the boxes' ranges)
+            cost = float(_cover(points, blo, bhi, [*chosen, j], dims).sum()) + float(grown.sum())
             if cost < best_cost:
-                best, best_cost = (j1, j2), cost
-    return best
+                step, best_cost = j, cost
+        if step is None:
+            break
+        chosen.append(step)
+        entries = entries * widths[:, step]
+    return chosen
 
 
 def _first_rows(ids: np.ndarray, g: int) -> np.ndarray:
@@ -158,8 +183,8 @@ def kl_divergence(release: Release, *, base: float = 2.0) -> float:
     logvol = np.log((bhi - blo + 1).astype(np.float64)).sum(axis=1)
     w = np.bincount(bid, minlength=bu) / float(release.n) * np.exp(-logvol)
     sizes = ds.domain_sizes
-    c1, c2 = _index_columns(points, blo, bhi, sizes)
-    q = _box_mass(points, blo, bhi, w, c1, int(sizes[c1]), c2, int(sizes[c2]) if c2 >= 0 else 1)
+    cols = _index_columns(points, blo, bhi, sizes)
+    q = _box_mass(points, blo, bhi, w, np.asarray(cols, dtype=np.int64), np.asarray(sizes[cols], dtype=np.int64))
     if (q <= 0).any():
         return float("inf")
     kl = float((p * (np.log(p) - np.log(q))).sum()) / np.log(base)
