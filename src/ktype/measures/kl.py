@@ -150,8 +150,9 @@ def kl_divergence(release: Release, *, base: float = 2.0) -> float:
 
     Only the support of ``P`` matters, so the sum runs over the distinct original tuples;
     released rows are grouped into distinct boxes, and a compiled kernel sums the box
-    weights containing each tuple, testing only the boxes that cover the tuple on the most
-    selective column (O(#distinct tuples · #distinct boxes · r) in the worst case).
+    weights containing each tuple (in parallel over the tuples), testing only the boxes that
+    cover the tuple on up to four index columns, chosen to minimize the boxes tested
+    (O(#distinct tuples · #distinct boxes · r) in the worst case).
 
     Suppressed records are charged as fully generalized: their mass is spread over the
     whole domain ``Π_j A_j``. The identity release gives 0; ``inf`` when some original
