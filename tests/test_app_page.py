@@ -32,13 +32,19 @@ async def _wait_for(user, marker: str, needle: str, seconds: float = 300) -> str
     raise AssertionError(f"{marker!r} never showed {needle!r}; it shows {_texts(user, marker)}")
 
 
+async def load_adult_rows(user, rows: int = 300, wait=None) -> None:
+    """Open the page and load the first ``rows`` rows of the bundled Adult dataset; ``wait``
+    (default :func:`_wait_for`) waits until the table's info line shows them."""
+    await user.open("/")
+    user.find(marker="adult-rows").type(str(rows))
+    user.find(marker="load-adult").click()
+    await (wait or _wait_for)(user, "table-info", f"{rows} rows")
+
+
 def test_impossible_l_is_a_message_in_the_page_and_the_settings_stay():
     async def scenario() -> None:
         async with user_simulation(_ui.build_page) as user:
-            await user.open("/")
-            user.find(marker="adult-rows").type("300")
-            user.find(marker="load-adult").click()
-            await _wait_for(user, "table-info", "300 rows")
+            await load_adult_rows(user)
             user.find(marker="k").clear().type("10")
             user.find(marker="l").clear().type("5")
             user.find(marker="run").click()
@@ -102,10 +108,7 @@ def test_the_report_hook_embeds_the_report_as_it_is(monkeypatch):
 
     async def scenario() -> None:
         async with user_simulation(_ui.build_page) as user:
-            await user.open("/")
-            user.find(marker="adult-rows").type("300")
-            user.find(marker="load-adult").click()
-            await _wait_for(user, "table-info", "300 rows")
+            await load_adult_rows(user)
             user.find(marker="run").click()
             await _wait_for(user, "verdict", "10-anonymous", seconds=120)
             (frame,) = user.find(marker="report").elements

@@ -17,7 +17,7 @@ from nicegui.testing.user_simulation import user_simulation  # noqa: E402
 
 from ktype.algorithms import get_algorithm  # noqa: E402
 from ktype.app import _ui  # noqa: E402
-from tests.test_app_page import _texts  # noqa: E402
+from tests.test_app_page import _texts, load_adult_rows  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -94,10 +94,7 @@ def test_an_uploaded_table_is_shown_as_it_is():
 def test_a_chosen_algorithm_runs_the_status_always_says_something_and_the_results_are_shown():
     async def scenario() -> None:
         async with user_simulation(_ui.build_page) as user:
-            await user.open("/")
-            user.find(marker="adult-rows").type("300")
-            user.find(marker="load-adult").click()
-            await _shows(user, "table-info", "300 rows")
+            await load_adult_rows(user, wait=_shows)
             algorithm = _by_testid(user, ui.select, "algorithm")
             assert "datafly" in algorithm.options
             with user.client:
