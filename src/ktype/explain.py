@@ -195,10 +195,7 @@ def recoding_note(release: Release) -> str | None:
 def _published_keys(release: Release, shown: np.ndarray) -> np.ndarray:
     """Each shown row's exact published QI content as one row of integers: its intervals, or for
     a freeform release its cells (ranges and value sets; ``lo``/``hi`` are only their closure)."""
-    cells = getattr(release, "cells", None)
-    if cells is None:
-        return np.concatenate([release.lo[shown], release.hi[shown]], axis=1).astype(np.int64)
-    lo, hi, sets = cells()
+    lo, hi, sets = release.cells()  # every Release has them: intervals, and value sets where published
     parts = [np.asarray(lo)[shown].astype(np.int64), np.asarray(hi)[shown].astype(np.int64)]
     parts += [np.packbits(np.asarray(sets[j], dtype=bool), axis=1)[shown].astype(np.int64) for j in sorted(sets)]
     return np.concatenate(parts, axis=1)

@@ -111,9 +111,11 @@ def _index_columns(points: np.ndarray, blo: np.ndarray, bhi: np.ndarray, sizes: 
     while len(chosen) < _MAX_INDEX_COLUMNS:
         step = None
         for j in range(len(sizes)):  # loop over the columns not yet in the index
+            if j in chosen:
+                continue
             dims = [int(sizes[c]) for c in chosen] + [int(sizes[j])]
             grown = entries * widths[:, j]
-            if j in chosen or (chosen and (int(np.prod(dims)) > _MAX_CELLS or float(grown.sum()) > _MAX_ENTRIES)):
+            if chosen and (int(np.prod(dims)) > _MAX_CELLS or float(grown.sum()) > _MAX_ENTRIES):
                 continue  # (one column is always possible: its index is as large as the boxes' ranges)
             cost = float(_cover(points, blo, bhi, [*chosen, j], dims).sum()) + float(grown.sum())
             if cost < best_cost:

@@ -127,7 +127,7 @@ def _pitman_newton_terms(alpha: float, s: float, n: int, K: int, cum: np.ndarray
     ls = np.arange(1, len(cum) + 1, dtype=float)
     gap = ls - alpha
     t3 = float((cum * np.log(gap)).sum())
-    t2 = (gammaln(theta + n) - gammaln(theta + 1))
+    t2 = gammaln(theta + n) - gammaln(theta + 1)
     if closed is None:
         closed = alpha > 1e-9 and theta / alpha < 1e12
     if closed:
