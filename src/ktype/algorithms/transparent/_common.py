@@ -9,6 +9,7 @@ package do not import their own package (no import cycle; tests/test_import_cycl
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..._grouping import lexsort_rows
 from ...data.dataset import Dataset
@@ -52,8 +53,37 @@ def perimeter_coordinates(dataset: Dataset, X: np.ndarray) -> tuple[np.ndarray, 
     return Wf, Mf
 
 
+def _text_codes(values: np.ndarray) -> np.ndarray:
+    """Dense codes that sort like the values' text (``str(v)``), without building the text.
+
+    For integers the text order is decided by the sign (``-`` sorts before the digits), then
+    by the digits left-aligned to 19 places (``7`` as ``7000…``), then by the length (a prefix
+    first): the rank of that key among the distinct values. ``_sort_codes(values.astype(str))``
+    gives the same codes (tests/test_transparent_order.py) by sorting one string per row.
+    """
+    if values.dtype.kind not in "iu" or (values.dtype.kind == "u" and values.size and values.max() >= 10**19):
+        return _sort_codes(pd.Series(values).astype(str).to_numpy())
+    uniq, inverse = np.unique(values, return_inverse=True)
+    neg = uniq < 0
+    mag = uniq.astype(np.uint64)  # two's complement: the magnitude of a negative is its negation
+    mag[neg] = np.uint64(0) - mag[neg]
+    digits = np.ones(uniq.size, dtype=np.int64)
+    for p in range(1, 20):
+        digits += mag >= np.uint64(10**p)
+    aligned = mag * (np.uint64(10) ** (19 - digits).astype(np.uint64))
+    rank = np.empty(uniq.size, dtype=np.int64)
+    rank[np.lexsort((digits, aligned, ~neg))] = np.arange(uniq.size, dtype=np.int64)
+    return rank[inverse.reshape(-1)]
+
+
 def _canonical_order(dataset: Dataset, s: np.ndarray) -> np.ndarray:
+    """A content order of the rows (QIs, sensitive value, then the text of the identifier and
+    insensitive columns): a function of the table's content, never of its row order."""
     cols = [dataset.X[:, j] for j in range(dataset.r)] + [s]
     for c in dataset.identifiers + dataset.insensitive:
-        cols.append(_sort_codes(dataset.data[c].astype(str).to_numpy()).astype(np.int64))
+        col = dataset.data[c]
+        if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+            cols.append(_text_codes(col.to_numpy()))
+        else:
+            cols.append(_sort_codes(col.astype(str).to_numpy()).astype(np.int64))
     return lexsort_rows(cols)
