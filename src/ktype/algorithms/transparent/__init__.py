@@ -145,7 +145,14 @@ def _release(dataset: Dataset, p: Prepared, group: np.ndarray, n_groups: int, na
             lo[:, j], hi[:, j] = h.closure(lo[:, j], hi[:, j])
     # one class id per distinct published box: groups that share a box must not stay
     # apart in the row order (the group structure is not part of T*; docs/design/transparency.md R5)
-    box_id, _ = group_rows(lo, hi)
+    box_id, n_boxes = group_rows(lo, hi)
+    # hand the rows over box by box (input order inside a box): the release then repeats each
+    # box instead of gathering it row by row, and sorts runs of whole boxes. The canonical order
+    # breaks ties within a box by the input order either way, so the release is the same.
+    order, start = K.rows_by_label(box_id[group], n_boxes)
+    first = np.empty(n_boxes, dtype=np.int64)
+    first[box_id] = np.arange(n_groups, dtype=np.int64)  # a group of each box
+    size = np.diff(start)
     prov = {
         "algorithm": name,
         "groups": n_groups,
@@ -153,7 +160,9 @@ def _release(dataset: Dataset, p: Prepared, group: np.ndarray, n_groups: int, na
         "tie_break": "identifier order, then secret random" if dataset.identifiers else "secret random order (no identifier column)",
         **extra,
     }
-    return Release.build(dataset, lo[group], hi[group], recoding="multidimensional", classes=box_id[group], provenance=prov)
+    return Release.build(dataset, np.repeat(lo[first], size, axis=0), np.repeat(hi[first], size, axis=0), source=order,
+                         recoding="multidimensional", classes=np.repeat(np.arange(n_boxes, dtype=np.int64), size),
+                         provenance=prov, copy=False)
 
 
 _REF = "Xiao, Tao, Koudas, Transparent anonymization, ACM TODS 35(2) 2010"

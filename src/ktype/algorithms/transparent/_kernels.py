@@ -424,6 +424,24 @@ def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
 
 
 @njit
+def rows_by_label(label, n_labels):
+    """A stable counting sort: the rows in order of ``label`` (input order within a label) and
+    the start of every label's stretch (``n_labels + 1`` offsets)."""
+    start = np.zeros(n_labels + 1, dtype=np.int64)
+    for r in range(label.shape[0]):
+        start[label[r] + 1] += 1
+    for b in range(n_labels):
+        start[b + 1] += start[b]
+    fill = start[:-1].copy()
+    order = np.empty(label.shape[0], dtype=np.int64)
+    for r in range(label.shape[0]):
+        b = label[r]
+        order[fill[b]] = r
+        fill[b] += 1
+    return order, start
+
+
+@njit
 def group_boxes(X, group, n_groups):
     """Per-group minimum and maximum rank of every QI (the MBR)."""
     n, d = X.shape
