@@ -152,3 +152,55 @@ def test_the_anatomy_split_check_gives_the_solver_only_options_it_knows():
         res = check_anatomy(Anatomy(qi, st_), 1, ds)
     assert res.summary["assignment"].endswith("integer program"), res.summary
     assert res.summary["groups_match_input"] is True
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_kernels_give_the_same_groups_on_any_number_of_threads(seed):
+    """Tailor runs the root's dimensions in parallel when a depth has fewer nodes than threads;
+    Ace balances leaves and buckets over the threads. The groups and their ids must not depend
+    on the thread count (1 is the serial, depth-by-depth and bucket-by-bucket run)."""
+    from ktype.algorithms.transparent import _kernels as K
+
+    rng = np.random.default_rng(seed)
+    n = 3000
+    if seed % 2:
+        df = pd.DataFrame({"a": rng.integers(0, 9, n), "b": rng.integers(0, 5, n), "c": rng.integers(0, 4, n),
+                           "s": rng.integers(0, 12, n)})
+    else:  # symmetric under swapping a and b (points (x, σ(x)) for an involution σ): the root's
+        # best cuts on a and on b tie, and the first dimension must win as in the serial scan
+        sigma = np.arange(n)
+        pairs = rng.permutation(n).reshape(-1, 2)
+        sigma[pairs[:, 0]], sigma[pairs[:, 1]] = pairs[:, 1], pairs[:, 0]
+        df = pd.DataFrame({"a": np.arange(n), "b": sigma, "c": np.zeros(n, dtype=int), "s": rng.integers(0, 12, n)})
+    ds = ktype.Dataset(df, quasi_identifiers=["a", "b", "c"], sensitive=["s"])
+    p = prepare(ds, "s", 3, np.random.default_rng(seed))
+    leaves = [K.tailor_kernel(p.X, p.W, p.M, p.sorted_orders(), p.s, p.n_values, p.l, 2, t) for t in (1, 2, 3)]
+    for leaf, g in leaves[1:]:
+        assert g == leaves[0][1]
+        np.testing.assert_array_equal(leaf, leaves[0][0])
+    leaf, n_leaves = leaves[0]
+    assert n_leaves > 2  # several leaves of uneven sizes: the balancing has work to do
+    rows = np.argsort((leaf * p.n_values + p.s) * n + p.draw, kind="stable")
+    leaf_start = np.concatenate(([0], np.cumsum(np.bincount(leaf, minlength=n_leaves))))
+    groups = [K.ace_kernel(rows, leaf_start, p.s, p.n_values, p.l, p.X, p.W, p.M, p.key, t) for t in (1, 2, 5)]
+    for group, g in groups[1:]:
+        assert g == groups[0][1]
+        np.testing.assert_array_equal(group, groups[0][0])
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.floats(0, 1e6), max_size=30), st.integers(1, 6))
+def test_balanced_bins_split_every_item_once_by_the_lpt_rule(cost, n_bins):
+    from ktype.algorithms.transparent._kernels import balanced_bins
+
+    cost = np.array(cost, dtype=np.float64)
+    items, start = balanced_bins(cost, n_bins)
+    assert start[0] == 0 and start[-1] == len(cost) and np.all(np.diff(start) >= 0)
+    assert sorted(items.tolist()) == list(range(len(cost)))
+    load = np.zeros(n_bins)
+    for q in np.argsort(-cost, kind="stable"):  # the rule written out: largest first, to the least loaded bin
+        w = int(np.argmin(load))
+        load[w] += cost[q]
+        assert q in items[start[w]:start[w + 1]]
+    for w in range(n_bins):
+        assert np.all(np.diff(items[start[w]:start[w + 1]]) > 0)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 
 from ..._grouping import group_rows, lexsort_rows
@@ -118,7 +119,7 @@ def prepare(dataset: Dataset, sensitive: str, l: int, rng: np.random.Generator) 
 
 def tailor_groups(p: Prepared) -> tuple[np.ndarray, int]:
     """Tailor's partition: leaf id per row (Fig. 3)."""
-    group, g = K.tailor_kernel(p.X, p.W, p.M, p.sorted_orders(), p.s, p.n_values, p.l, 2)
+    group, g = K.tailor_kernel(p.X, p.W, p.M, p.sorted_orders(), p.s, p.n_values, p.l, 2, numba.get_num_threads())
     return group, int(g)
 
 
@@ -132,7 +133,7 @@ def ace_groups(p: Prepared, leaf: np.ndarray | None = None) -> tuple[np.ndarray,
     n_leaves = int(leaf.max()) + 1
     leaf_start = np.zeros(n_leaves + 1, dtype=np.int64)
     leaf_start[1:] = np.cumsum(np.bincount(leaf, minlength=n_leaves))
-    group, g = K.ace_kernel(rows, leaf_start, p.s, p.n_values, p.l, p.X, p.W, p.M, p.key)
+    group, g = K.ace_kernel(rows, leaf_start, p.s, p.n_values, p.l, p.X, p.W, p.M, p.key, numba.get_num_threads())
     if g < 0:  # pragma: no cover - every leaf is l-eligible by construction
         raise InfeasibleError("Assign found a leaf that is not ℓ-eligible.")
     return group, int(g)

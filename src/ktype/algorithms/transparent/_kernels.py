@@ -4,6 +4,10 @@ Perimeters are compared exactly when the caller passes integer coordinates and i
 multipliers (``per · Π ext`` is an integer), so ties resolve as in the paper's traces; with
 float inputs the same kernels run in floating point (still transparent: every decision
 reads only ids and QIs).
+
+Length: Tailor, Assign and Slice share the perimeter arithmetic and the row-order helpers kept
+here, and the strict Mondrian baseline reuses Tailor's perimeter; splitting them would put the
+perimeter convention (exact integers or floats, ``W``/``M``) in two places.
 """
 
 from __future__ import annotations
@@ -29,57 +33,93 @@ def _group_max_count(rows, s, cnt):
 
 
 @njit
+def _tailor_dim(X, W, M, ords, a, b, lc, i, xo, pc, sc):
+    """The best cut of the node ``a:b`` on dimension ``i``: ``(size of the left part, its
+    perimeter sum)``, the first least one in size order (size -1 when no cut is allowed).
+    ``xo`` (d × m), ``pc`` (m) and ``sc`` (m + 1) are scratch."""
+    d = X.shape[1]
+    m = b - a
+    zero = W[0, 0] - W[0, 0]
+    o = ords[i, a:b]
+    for k in range(m):  # one random read per row, then the sums below read sequentially
+        r = o[k]
+        for j in range(d):
+            xo[j, k] = X[r, j]
+    for k in range(m):
+        pc[k] = zero
+    for k in range(m + 1):
+        sc[k] = zero
+    for j in range(d):
+        if M[j] == 0:
+            continue
+        xj = xo[j]
+        lo = xj[0]
+        hi = lo
+        for k in range(m):
+            x = xj[k]
+            if x < lo:
+                lo = x
+            if x > hi:
+                hi = x
+            pc[k] += M[j] * (W[j, hi] - W[j, lo])
+        lo = xj[m - 1]
+        hi = lo
+        for k in range(m - 1, -1, -1):
+            x = xj[k]
+            if x < lo:
+                lo = x
+            if x > hi:
+                hi = x
+            sc[k] += M[j] * (W[j, hi] - W[j, lo])
+    best_k = -1
+    best_p = zero
+    for k in range(lc, m - lc + 1):
+        p = k * pc[k - 1] + (m - k) * sc[k]
+        if best_k < 0 or p < best_p:
+            best_p = p
+            best_k = k
+    return best_k, best_p
+
+
+@njit
 def _tailor_best(X, W, M, ords, a, b, lc):
     """Tailor's best cut of the node holding positions ``a:b`` of every order: the
     ``(dimension, size of the left part)`` of least perimeter sum (first such in dimension,
     then size order)."""
     d = X.shape[1]
     m = b - a
-    zero = W[0, 0] - W[0, 0]
     pc = np.empty(m, dtype=W.dtype)
     sc = np.empty(m + 1, dtype=W.dtype)
     xo = np.empty((d, m), dtype=X.dtype)  # the node's rows in order i, column by column
     best_i = -1
     best_k = -1
-    best_p = zero
+    best_p = W[0, 0] - W[0, 0]
     for i in range(d):
-        o = ords[i, a:b]
-        for k in range(m):  # one random read per row, then the sums below read sequentially
-            r = o[k]
-            for j in range(d):
-                xo[j, k] = X[r, j]
-        for k in range(m):
-            pc[k] = zero
-        for k in range(m + 1):
-            sc[k] = zero
-        for j in range(d):
-            if M[j] == 0:
-                continue
-            xj = xo[j]
-            lo = xj[0]
-            hi = lo
-            for k in range(m):
-                x = xj[k]
-                if x < lo:
-                    lo = x
-                if x > hi:
-                    hi = x
-                pc[k] += M[j] * (W[j, hi] - W[j, lo])
-            lo = xj[m - 1]
-            hi = lo
-            for k in range(m - 1, -1, -1):
-                x = xj[k]
-                if x < lo:
-                    lo = x
-                if x > hi:
-                    hi = x
-                sc[k] += M[j] * (W[j, hi] - W[j, lo])
-        for k in range(lc, m - lc + 1):
-            p = k * pc[k - 1] + (m - k) * sc[k]
-            if best_i < 0 or p < best_p:
-                best_p = p
-                best_i = i
-                best_k = k
+        k, p = _tailor_dim(X, W, M, ords, a, b, lc, i, xo, pc, sc)
+        if k >= 0 and (best_i < 0 or p < best_p):
+            best_p = p
+            best_i = i
+            best_k = k
+    return best_i, best_k
+
+
+@njit(parallel=True)
+def _tailor_best_wide(X, W, M, ords, a, b, lc):
+    """:func:`_tailor_best` with the dimensions on parallel threads (for a node too large to
+    share the threads with others, e.g. the root): the same cut."""
+    d = X.shape[1]
+    m = b - a
+    ks = np.empty(d, dtype=np.int64)
+    ps = np.empty(d, dtype=W.dtype)
+    for i in prange(d):
+        ks[i], ps[i] = _tailor_dim(X, W, M, ords, a, b, lc, i, np.empty((d, m), dtype=X.dtype),
+                                   np.empty(m, dtype=W.dtype), np.empty(m + 1, dtype=W.dtype))
+    best_i = -1
+    best_k = -1
+    for i in range(d):
+        if ks[i] >= 0 and (best_i < 0 or ps[i] < ps[best_i]):
+            best_i = i
+            best_k = ks[i]
     return best_i, best_k
 
 
@@ -110,7 +150,7 @@ def _tailor_split(ords, mark, tmp, a, b, best_i, best_k):
 
 
 @njit(parallel=True)
-def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop):  # noqa: E741
+def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop, n_threads):  # noqa: E741
     """Tailor (Fig. 3) on pre-sorted orders ``ords[i]`` (rows by (X[:, i], key)).
 
     ``W[j, rank]`` is the coordinate of a rank, ``M[j]`` the multiplier of dimension j
@@ -118,7 +158,8 @@ def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop):  # noqa: E741
     ``two_l_stop`` is the split threshold factor (2 for Tailor: split while 2ℓ-diverse).
 
     The nodes of one depth are independent (each reads and rewrites only its positions
-    ``a:b`` of the orders), so each depth runs its nodes in parallel. Leaves are numbered as
+    ``a:b`` of the orders), so each depth runs its nodes in parallel; a depth with fewer
+    nodes than ``n_threads`` (the root) runs each node's dimensions in parallel instead. Leaves are numbered as
     the paper's depth-first recursion (right child first) numbers them: by decreasing start
     position.
     """
@@ -135,7 +176,19 @@ def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop):  # noqa: E741
     while seg.shape[0] > 0:
         m = seg.shape[0]
         cut = np.empty(m, dtype=np.int64)
-        for t in prange(m):
+        if m < n_threads and n_threads > 1:  # fewer nodes than threads (the root): one node at a time, its dimensions in parallel
+            for t in range(m):
+                a = seg[t, 0]
+                b = seg[t, 1]
+                cnt = np.zeros(n_values, dtype=np.int64)
+                c = _group_max_count(ords[0, a:b], s, cnt)
+                if c * two_l_stop * l > b - a:
+                    cut[t] = -1
+                    continue
+                best_i, best_k = _tailor_best_wide(X, W, M, ords, a, b, l * c)
+                _tailor_split(ords, mark, tmp, a, b, best_i, best_k)
+                cut[t] = a + best_k
+        for t in prange(m if m >= n_threads or n_threads == 1 else 0):
             a = seg[t, 0]
             b = seg[t, 1]
             cnt = np.zeros(n_values, dtype=np.int64)
@@ -298,6 +351,8 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
         best_k = -1
         best_p = zero
         for i in range(d):
+            # column-wise min/max of every position t (the columns' rows read once each, with
+            # all their dimensions together)
             for j in range(d):
                 for t in range(a):
                     mn = Xl[S[i, o + t], j]
@@ -367,13 +422,44 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
     return g
 
 
+@njit
+def balanced_bins(cost, n_bins):
+    """Items split into ``n_bins`` bins of about equal total cost (largest first, each to the
+    least loaded bin: the LPT rule): ``(items, start)``, bin ``w`` holding
+    ``items[start[w]:start[w + 1]]`` in increasing item order. Used to run uneven independent
+    pieces of work on a fixed number of threads (numba's ``prange`` splits a range statically)."""
+    n = cost.shape[0]
+    load = np.zeros(n_bins, dtype=np.float64)
+    bin_of = np.empty(n, dtype=np.int64)
+    for q in np.argsort(-cost, kind="mergesort"):
+        w = 0
+        for v in range(1, n_bins):
+            if load[v] < load[w]:
+                w = v
+        bin_of[q] = w
+        load[w] += cost[q]
+    start = np.zeros(n_bins + 1, dtype=np.int64)
+    for q in range(n):
+        start[bin_of[q] + 1] += 1
+    for w in range(n_bins):
+        start[w + 1] += start[w]
+    fill = start[:-1].copy()
+    items = np.empty(n, dtype=np.int64)
+    for q in range(n):
+        items[fill[bin_of[q]]] = q
+        fill[bin_of[q]] += 1
+    return items, start
+
+
 @njit(parallel=True)
-def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
+def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key, n_threads):  # noqa: E741
     """Ace (Assign + Slice) on every leaf; ``rows`` sorted by (leaf, value, secret rank).
 
     Returns the final group id of each row (``-1`` if a leaf was not ℓ-eligible). Leaves are
-    independent: they run in parallel, each numbering its groups from 0, and the ids are then
-    offset by the group counts of the leaves before it, which gives the ids of a leaf-by-leaf
+    independent, and so are the buckets Assign makes: Assign runs per leaf, then Slice per
+    bucket, both on ``n_threads`` threads with the work balanced by size. A bucket of α rows
+    per column ends in exactly α groups, so every bucket's first group id is the number of
+    groups of the buckets before it, leaf by leaf: the ids of a leaf-by-leaf, bucket-by-bucket
     run. Every leaf uses its own stretch ``a:b`` of the bucket buffer and of the bucket
     descriptors (a leaf of ``b - a`` rows has fewer than ``b - a`` buckets).
     """
@@ -382,45 +468,57 @@ def ace_kernel(rows, leaf_start, s, n_values, l, X, W, M, key):  # noqa: E741
     bbuf = np.empty(rows.shape[0], dtype=np.int64)
     bdesc = np.empty((rows.shape[0] + 1, 3), dtype=np.int64)
     n_leaves = leaf_start.shape[0] - 1
-    n_groups = np.zeros(n_leaves, dtype=np.int64)
-    for lf in prange(n_leaves):
-        a = leaf_start[lf]
-        b = leaf_start[lf + 1]
-        # value blocks of this leaf
-        w = 0
-        for t in range(a, b):
-            if t == a or s[rows[t]] != s[rows[t - 1]]:
-                w += 1
-        vstart = np.empty(w, dtype=np.int64)
-        vcount = np.zeros(w, dtype=np.int64)
-        q = -1
-        for t in range(a, b):
-            if t == a or s[rows[t]] != s[rows[t - 1]]:
-                q += 1
-                vstart[q] = t - a
-            vcount[q] += 1
-        desc = bdesc[a:b + 1]
-        boff, nb = _assign_one(rows[a:b], vstart, vcount, l, bbuf[a:b], 0, desc, 0)
-        if boff < 0:
-            n_groups[lf] = -1
-            continue
-        g = 0
-        for bi in range(nb):
-            g = _slice_bucket(bbuf[a:b], desc[bi, 0], desc[bi, 1], desc[bi, 2], X, W, M, key, group, g)
-        n_groups[lf] = g
-    offset = np.zeros(n_leaves, dtype=np.int64)
-    total = 0
+    n_buckets = np.zeros(n_leaves, dtype=np.int64)
+    items, bin_start = balanced_bins(np.diff(leaf_start).astype(np.float64), n_threads)
+    for w in prange(n_threads):
+        for q in range(bin_start[w], bin_start[w + 1]):
+            lf = items[q]
+            a = leaf_start[lf]
+            b = leaf_start[lf + 1]
+            # value blocks of this leaf
+            nv = 0
+            for t in range(a, b):
+                if t == a or s[rows[t]] != s[rows[t - 1]]:
+                    nv += 1
+            vstart = np.empty(nv, dtype=np.int64)
+            vcount = np.zeros(nv, dtype=np.int64)
+            v = -1
+            for t in range(a, b):
+                if t == a or s[rows[t]] != s[rows[t - 1]]:
+                    v += 1
+                    vstart[v] = t - a
+                vcount[v] += 1
+            boff, nb = _assign_one(rows[a:b], vstart, vcount, l, bbuf[a:b], 0, bdesc[a:b + 1], 0)
+            n_buckets[lf] = nb if boff >= 0 else -1
+    total_buckets = 0
     for lf in range(n_leaves):
-        if n_groups[lf] < 0:
+        if n_buckets[lf] < 0:
             return group, -1
-        offset[lf] = total
-        total += n_groups[lf]
-    for lf in prange(n_leaves):
-        off = offset[lf]
-        if off:
-            for t in range(leaf_start[lf], leaf_start[lf + 1]):
-                group[rows[t]] += off
-    return group, total
+        total_buckets += n_buckets[lf]
+    # every bucket: its leaf's start, its descriptor row, its first group id, its cost
+    where = np.empty(total_buckets, dtype=np.int64)
+    first = np.empty(total_buckets, dtype=np.int64)
+    cost = np.empty(total_buckets, dtype=np.float64)
+    q = 0
+    g = 0
+    for lf in range(n_leaves):
+        a = leaf_start[lf]
+        for bi in range(n_buckets[lf]):
+            where[q] = a + bi
+            first[q] = g
+            alpha = bdesc[a + bi, 1]
+            cost[q] = alpha * bdesc[a + bi, 2] * np.log2(alpha + 1.0)
+            g += alpha
+            q += 1
+    items, bin_start = balanced_bins(cost, n_threads)
+    for w in prange(n_threads):
+        for q in range(bin_start[w], bin_start[w + 1]):
+            bq = items[q]
+            r = where[bq]
+            lf = np.searchsorted(leaf_start, r, side="right") - 1
+            a = leaf_start[lf]
+            _slice_bucket(bbuf[a:leaf_start[lf + 1]], bdesc[r, 0], bdesc[r, 1], bdesc[r, 2], X, W, M, key, group, first[bq])
+    return group, g
 
 
 @njit
