@@ -303,3 +303,23 @@ def test_escaping_matches_the_float_parser_oracle_and_round_trips(cells):
     # no escaped cell is left that a spreadsheet evaluates
     assert not any(isinstance(v, str) and v.startswith(TRIGGERS[:6]) and not _plain_number(v) for v in out)
     assert unescape_csv_cells(escape_csv_cells(df))["note"].tolist() == cells
+
+
+def _unescaped_cell(v: object) -> object:
+    """The inverse of the escape, cell by cell: a text cell ``'`` + trigger loses its ``'``."""
+    return v[1:] if isinstance(v, str) and v.startswith("'") and v[1:2] in TRIGGERS else v
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["'=1", "'-x", "''", "'a", "'", "=1", "ok", "'\t5", "'@S"]),
+                          st.text(alphabet="'=+-@\ta1", max_size=4), st.none(), st.integers(-3, 3)),
+                min_size=1, max_size=40), st.booleans())
+def test_unescape_is_the_cell_by_cell_inverse(cells, as_string_dtype):
+    """Judged once per distinct value, mapped back: the same cells as the definition, on object
+    columns (text, numbers, missing values mixed) and on pandas' string dtype."""
+    if as_string_dtype:
+        cells = [None if c is None else str(c) for c in cells]
+    s = pd.Series(cells, dtype="string" if as_string_dtype else object)
+    got = unescape_csv_cells(pd.DataFrame({"c": s}))["c"].tolist()
+    want = [None if pd.isna(v) else _unescaped_cell(v) for v in s.tolist()]
+    assert [None if pd.isna(v) else v for v in got] == want

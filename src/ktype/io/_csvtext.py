@@ -72,17 +72,28 @@ def unescape_csv_cells(df: pd.DataFrame) -> pd.DataFrame:
     cols = {}
     for c in df.columns:
         s = df[c]
-        if s.dtype == object or pd.api.types.is_string_dtype(s):
-            is_text = s.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
-            esc = np.zeros(len(s), dtype=bool)
-            if is_text.any():
-                txt = s[is_text].astype(str)
-                esc[is_text] = (txt.str.startswith("'") & txt.str[1:2].isin(list(_TRIGGERS))).to_numpy()
-            if esc.any():
-                s = s.astype(object).copy()
-                s[esc] = s[esc].str[1:]
-        cols[c] = s
+        cols[c] = _unescape_series(s) if s.dtype == object or pd.api.types.is_string_dtype(s) else s
     return pd.DataFrame(cols, index=df.index)
+
+
+def _unescape_series(s: pd.Series) -> pd.Series:
+    """Judged once per distinct value, as :func:`_escape_series` does, then mapped back."""
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    uniq = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
+    is_text = uniq.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    if not is_text.any():
+        return s
+    txt = uniq[is_text].astype(str)
+    esc_u = np.zeros(len(uniq), dtype=bool)
+    esc_u[is_text] = (txt.str.startswith("'") & txt.str[1:2].isin(list(_TRIGGERS))).to_numpy(dtype=bool)
+    if not esc_u.any():
+        return s
+    esc = np.zeros(len(s), dtype=bool)
+    present = codes >= 0
+    esc[present] = esc_u[codes[present]]
+    s = s.astype(object).copy()
+    s[esc] = s[esc].str[1:]
+    return s
 
 
 #: characters some CSV reader ends a row at: ``\r`` and ``\n`` (pandas, Python's csv module)
