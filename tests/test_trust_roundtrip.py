@@ -345,3 +345,59 @@ def test_mask_is_rejected_as_not_a_generalization_and_says_so(tmp_path):
     # a generalization is never marked
     rel2 = get_algorithm("mondrian").func(ds, default_model(get_algorithm("mondrian").models[0]))
     assert not rel2.perturbed and rel2.metadata()["perturbed"] is False
+
+
+def _label_by_label(h, labels):
+    """:func:`parse_freeform_labels` written out with the character-by-character reader."""
+    from ktype.exceptions import HierarchyError
+    from ktype.freeform_release import split_set_label
+
+    out = []
+    for lab in labels:
+        try:
+            elems = split_set_label(lab)
+            if elems is None:
+                a, b = h.parse_label(lab, any_range=True)
+                out.append(frozenset(range(a, b + 1)))
+                continue
+            ranks = h._index.get_indexer([h._key(e) for e in elems])
+            out.append(None if (ranks < 0).any() else frozenset(ranks.tolist()))
+        except HierarchyError:
+            out.append(None)
+    return out
+
+
+_TRICKY = st.text(alphabet="a ,{}\\\x00\x01", min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TRICKY, min_size=2, max_size=8, unique=True), st.data())
+def test_distinct_labels_are_read_as_label_by_label(leaves, data):
+    """The reader of distinct labels (plain set labels split all at once, the others one by one)
+    reads every label as :func:`split_set_label` does: the written labels of random sets of
+    values holding commas, braces, backslashes, spaces and control characters, and edited
+    labels (a character dropped or doubled), which must be refused exactly when the reference
+    refuses."""
+    from ktype.freeform_release import parse_freeform_labels
+
+    leaves = [v for v in dict.fromkeys(v.strip() for v in leaves) if v and not v.startswith("{")]
+    assume(len(leaves) >= 2)
+    h = Hierarchy.flat(leaves)
+    member = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=len(leaves), max_size=len(leaves))
+                                         .filter(any), min_size=1, max_size=8)), dtype=bool)
+    written = set_labels(h.leaves, member)
+    labels = list(written)
+    for lab in written:
+        i = data.draw(st.integers(0, max(len(lab) - 1, 0)))
+        labels += [lab[:i] + lab[i + 1:], lab[:i] + lab[i:i + 1] + lab[i:]]
+    labels = list(dict.fromkeys(labels))
+    lo, hi, got_member, bad = parse_freeform_labels(h, False, labels)
+    want = _label_by_label(h, labels)
+    refused = {u for u, _ in bad}
+    for u, w in enumerate(want):
+        assert (u in refused) == (w is None), labels[u]
+        if w is not None:
+            assert set(np.flatnonzero(got_member[u]).tolist()) == w, labels[u]
+            assert (lo[u], hi[u]) == (min(w), max(w))
+    for row, lab in zip(member, written):  # the written labels read back to their sets
+        assert set(np.flatnonzero(row).tolist()) == set(np.flatnonzero(got_member[labels.index(lab)]).tolist())
