@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -28,23 +29,34 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "'")
 
 
-def _escape_series(s: pd.Series) -> pd.Series:
-    """Judged once per distinct value (a release has few), then mapped back to the cells."""
+def _judged_per_distinct(s: pd.Series, judge: Callable[[pd.Series], pd.Series]
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``judge`` (a boolean per text value) asked once per distinct text value of ``s``, not per
+    cell: ``(hit per cell, hit per distinct value, distinct values, code of each cell)``, or
+    None when no cell is hit."""
     codes, uniques = pd.factorize(s, use_na_sentinel=True)
     uniq = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
     is_text = uniq.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
     if not is_text.any():
-        return s
-    txt = uniq[is_text].astype(str)
-    risky_u = np.zeros(len(uniq), dtype=bool)
-    risky_u[is_text] = (txt.str.startswith(_TRIGGERS) & ~txt.str.match(_NUMBER)).to_numpy(dtype=bool)
-    if not risky_u.any():
-        return s
-    risky = np.zeros(len(s), dtype=bool)
+        return None
+    hit_u = np.zeros(len(uniq), dtype=bool)
+    hit_u[is_text] = judge(uniq[is_text].astype(str)).to_numpy(dtype=bool)
+    if not hit_u.any():
+        return None
+    hit = np.zeros(len(s), dtype=bool)
     present = codes >= 0
-    risky[present] = risky_u[codes[present]]
+    hit[present] = hit_u[codes[present]]
+    return hit, hit_u, np.asarray(uniques, dtype=object), codes
+
+
+def _escape_series(s: pd.Series) -> pd.Series:
+    """Judged once per distinct value (a release has few), then mapped back to the cells."""
+    judged = _judged_per_distinct(s, lambda txt: txt.str.startswith(_TRIGGERS) & ~txt.str.match(_NUMBER))
+    if judged is None:
+        return s
+    risky, risky_u, uniques, codes = judged
     out = s.astype(object).copy()
-    escaped = np.asarray(uniques, dtype=object).copy()
+    escaped = uniques.copy()
     escaped[risky_u] = ["'" + str(v) for v in escaped[risky_u]]
     out.iloc[np.flatnonzero(risky)] = escaped[codes[risky]]
     return out
@@ -78,19 +90,10 @@ def unescape_csv_cells(df: pd.DataFrame) -> pd.DataFrame:
 
 def _unescape_series(s: pd.Series) -> pd.Series:
     """Judged once per distinct value, as :func:`_escape_series` does, then mapped back."""
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
-    uniq = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
-    is_text = uniq.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
-    if not is_text.any():
+    judged = _judged_per_distinct(s, lambda txt: txt.str.startswith("'") & txt.str[1:2].isin(list(_TRIGGERS)))
+    if judged is None:
         return s
-    txt = uniq[is_text].astype(str)
-    esc_u = np.zeros(len(uniq), dtype=bool)
-    esc_u[is_text] = (txt.str.startswith("'") & txt.str[1:2].isin(list(_TRIGGERS))).to_numpy(dtype=bool)
-    if not esc_u.any():
-        return s
-    esc = np.zeros(len(s), dtype=bool)
-    present = codes >= 0
-    esc[present] = esc_u[codes[present]]
+    esc = judged[0]
     s = s.astype(object).copy()
     s[esc] = s[esc].str[1:]
     return s

@@ -149,6 +149,24 @@ def _tailor_split(ords, mark, tmp, a, b, best_i, best_k):
         mark[ords[best_i, t]] = False
 
 
+@njit
+def _tailor_lc(ords, s, n_values, l, two_l_stop, a, b):  # noqa: E741
+    """``ℓ·c`` (c = the node's largest value count, both sides of a cut need that many rows),
+    or -1 when the node ``a:b`` is not split (not ``two_l_stop``·ℓ-diverse)."""
+    cnt = np.zeros(n_values, dtype=np.int64)
+    c = _group_max_count(ords[0, a:b], s, cnt)
+    return -1 if c * two_l_stop * l > b - a else l * c
+
+
+@njit
+def _tailor_cut(ords, mark, tmp, a, b, best_i, best_k):
+    """Split the node ``a:b`` at its best cut: the cut position, or -1 (a leaf) without one."""
+    if best_i < 0:
+        return -1
+    _tailor_split(ords, mark, tmp, a, b, best_i, best_k)
+    return a + best_k
+
+
 @njit(parallel=True)
 def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop, n_threads):  # noqa: E741
     """Tailor (Fig. 3) on pre-sorted orders ``ords[i]`` (rows by (X[:, i], key)).
@@ -178,27 +196,13 @@ def tailor_kernel(X, W, M, ords, s, n_values, l, two_l_stop, n_threads):  # noqa
         cut = np.empty(m, dtype=np.int64)
         if m < n_threads and n_threads > 1:  # fewer nodes than threads (the root): one node at a time, its dimensions in parallel
             for t in range(m):
-                a = seg[t, 0]
-                b = seg[t, 1]
-                cnt = np.zeros(n_values, dtype=np.int64)
-                c = _group_max_count(ords[0, a:b], s, cnt)
-                if c * two_l_stop * l > b - a:
-                    cut[t] = -1
-                    continue
-                best_i, best_k = _tailor_best_wide(X, W, M, ords, a, b, l * c)
-                _tailor_split(ords, mark, tmp, a, b, best_i, best_k)
-                cut[t] = a + best_k
+                lc = _tailor_lc(ords, s, n_values, l, two_l_stop, seg[t, 0], seg[t, 1])
+                best_i, best_k = _tailor_best_wide(X, W, M, ords, seg[t, 0], seg[t, 1], lc) if lc >= 0 else (-1, -1)
+                cut[t] = _tailor_cut(ords, mark, tmp, seg[t, 0], seg[t, 1], best_i, best_k)
         for t in prange(m if m >= n_threads or n_threads == 1 else 0):
-            a = seg[t, 0]
-            b = seg[t, 1]
-            cnt = np.zeros(n_values, dtype=np.int64)
-            c = _group_max_count(ords[0, a:b], s, cnt)
-            if c * two_l_stop * l > b - a:
-                cut[t] = -1
-                continue
-            best_i, best_k = _tailor_best(X, W, M, ords, a, b, l * c)
-            _tailor_split(ords, mark, tmp, a, b, best_i, best_k)
-            cut[t] = a + best_k
+            lc = _tailor_lc(ords, s, n_values, l, two_l_stop, seg[t, 0], seg[t, 1])
+            best_i, best_k = _tailor_best(X, W, M, ords, seg[t, 0], seg[t, 1], lc) if lc >= 0 else (-1, -1)
+            cut[t] = _tailor_cut(ords, mark, tmp, seg[t, 0], seg[t, 1], best_i, best_k)
         n_next = 0
         for t in range(m):
             if cut[t] < 0:
