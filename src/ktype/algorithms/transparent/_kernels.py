@@ -33,6 +33,29 @@ def _group_max_count(rows, s, cnt):
 
 
 @njit
+def _add_widths(lmin, lmax, m, mj, wj, pc, sc):
+    """Add dimension j's weighted width ``mj·(wj[max] − wj[min])`` of every prefix ``0..k`` to
+    ``pc[k]`` and of every suffix ``k..m-1`` to ``sc[k]``, position k spanning the values
+    ``lmin[k]..lmax[k]`` (one row in Tailor: ``lmin`` is ``lmax``; a column of rows in Slice)."""
+    mn = lmin[0]
+    mx = lmax[0]
+    for k in range(m):
+        if lmin[k] < mn:
+            mn = lmin[k]
+        if lmax[k] > mx:
+            mx = lmax[k]
+        pc[k] += mj * (wj[mx] - wj[mn])
+    mn = lmin[m - 1]
+    mx = lmax[m - 1]
+    for k in range(m - 1, -1, -1):
+        if lmin[k] < mn:
+            mn = lmin[k]
+        if lmax[k] > mx:
+            mx = lmax[k]
+        sc[k] += mj * (wj[mx] - wj[mn])
+
+
+@njit
 def _tailor_dim(X, W, M, ords, a, b, lc, i, xo, pc, sc):
     """The best cut of the node ``a:b`` on dimension ``i``: ``(size of the left part, its
     perimeter sum)``, the first least one in size order (size -1 when no cut is allowed).
@@ -50,27 +73,8 @@ def _tailor_dim(X, W, M, ords, a, b, lc, i, xo, pc, sc):
     for k in range(m + 1):
         sc[k] = zero
     for j in range(d):
-        if M[j] == 0:
-            continue
-        xj = xo[j]
-        lo = xj[0]
-        hi = lo
-        for k in range(m):
-            x = xj[k]
-            if x < lo:
-                lo = x
-            if x > hi:
-                hi = x
-            pc[k] += M[j] * (W[j, hi] - W[j, lo])
-        lo = xj[m - 1]
-        hi = lo
-        for k in range(m - 1, -1, -1):
-            x = xj[k]
-            if x < lo:
-                lo = x
-            if x > hi:
-                hi = x
-            sc[k] += M[j] * (W[j, hi] - W[j, lo])
+        if M[j] != 0:
+            _add_widths(xo[j], xo[j], m, M[j], W[j], pc, sc)
     best_k = -1
     best_p = zero
     for k in range(lc, m - lc + 1):
@@ -374,24 +378,8 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
             for t in range(a + 1):
                 sc[t] = zero
             for j in range(d):
-                if M[j] == 0:
-                    continue
-                mn = lmin[j, 0]
-                mx = lmax[j, 0]
-                for t in range(a):
-                    if lmin[j, t] < mn:
-                        mn = lmin[j, t]
-                    if lmax[j, t] > mx:
-                        mx = lmax[j, t]
-                    pc[t] += M[j] * (W[j, mx] - W[j, mn])
-                mn = lmin[j, a - 1]
-                mx = lmax[j, a - 1]
-                for t in range(a - 1, -1, -1):
-                    if lmin[j, t] < mn:
-                        mn = lmin[j, t]
-                    if lmax[j, t] > mx:
-                        mx = lmax[j, t]
-                    sc[t] += M[j] * (W[j, mx] - W[j, mn])
+                if M[j] != 0:
+                    _add_widths(lmin[j], lmax[j], a, M[j], W[j], pc, sc)
             for k in range(1, a):
                 p = k * beta * pc[k - 1] + (a - k) * beta * sc[k]
                 if best_i < 0 or p < best_p:
