@@ -401,3 +401,34 @@ def test_distinct_labels_are_read_as_label_by_label(leaves, data):
             assert (lo[u], hi[u]) == (min(w), max(w))
     for row, lab in zip(member, written):  # the written labels read back to their sets
         assert set(np.flatnonzero(row).tolist()) == set(np.flatnonzero(got_member[labels.index(lab)]).tolist())
+
+
+def _set_label_by_set(keys, row):
+    """The label of one set, written out (the definition :func:`set_labels` follows)."""
+    from ktype.freeform_release import escape_set_value
+
+    vals = np.flatnonzero(row)
+    if len(vals) == len(keys) and len(keys) > 1:
+        return "*"
+    if len(vals) == 1 and not keys[vals[0]].startswith("{"):
+        return keys[vals[0]]
+    return "{" + ",".join(escape_set_value(keys[v]) for v in vals) + "}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="a,{}\\ \x00\x01\x1f\ue000", min_size=1, max_size=3), min_size=1, max_size=6, unique=True),
+       st.data(), st.booleans())
+def test_set_labels_are_built_as_set_by_set(keys, data, few_separators):
+    """All distinct sets' labels are built in one joined string split at a character no key
+    holds; each must be the label of its set built alone (empty, single, full sets, keys with
+    control and private-use characters). With the candidate separators all taken by the keys,
+    the one-by-one form runs instead and must agree too."""
+    import ktype.freeform_release as ffr
+
+    sets = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=len(keys), max_size=len(keys)),
+                                       min_size=1, max_size=10)), dtype=bool)
+    seps = ["\x01", "\ue000"] if few_separators else ffr._SET_SEPARATORS
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ffr, "_SET_SEPARATORS", seps)
+        got = ffr._distinct_set_labels(list(keys), sets)
+    assert got.tolist() == [_set_label_by_set(list(keys), row) for row in sets]

@@ -124,18 +124,49 @@ def set_labels(leaves: list, member: np.ndarray) -> list[str]:
     packed = np.packbits(member, axis=1)
     ids, _ = group_ids([packed[:, b] for b in range(packed.shape[1])])
     uniq, first = np.unique(ids, return_index=True)
-    labs: list[str] = []
-    for r in first:  # one label per distinct set
-        vals = np.flatnonzero(member[r])
-        if len(vals) == m and m > 1:
-            labs.append(SUPPRESSED_LABEL)
-        elif len(vals) == 1 and not keys[int(vals[0])].startswith("{"):
-            labs.append(keys[int(vals[0])])
-        else:
-            labs.append("{" + ",".join(escape_set_value(keys[int(v)]) for v in vals) + "}")
+    labs = _distinct_set_labels(keys, member[first])
     lab_arr = np.empty(len(uniq), dtype=object)
     lab_arr[np.searchsorted(uniq, ids[first])] = labs
     return lab_arr[np.searchsorted(uniq, ids)].tolist()
+
+
+def _distinct_set_labels(keys: list[str], sets: np.ndarray) -> np.ndarray:
+    """The label of each row of ``sets`` (a distinct set per row, one column per leaf):
+    ``*`` for every leaf (of several), the key for one leaf (unless it starts with ``{``),
+    else ``{a,b,...}`` with the escaped keys in leaf order.
+
+    Built without a loop over the sets: every set's escaped elements are joined with ``,``
+    and the sets with a character that no key holds, in one string, which is then split."""
+    U, m = sets.shape
+    count = sets.sum(axis=1)
+    rows, cols = np.nonzero(sets)  # the elements, set by set, in leaf order
+    esc = [escape_set_value(k) for k in keys]  # loop over the leaves
+    sep = next((c for c in _SET_SEPARATORS if not any(c in k for k in esc)), None)
+    labs = np.empty(U, dtype=object)
+    if sep is None:  # the keys hold every candidate separator
+        for u in range(U):  # loop over the distinct sets (the one-by-one form of the join below)
+            labs[u] = "{" + ",".join(esc[v] for v in np.flatnonzero(sets[u])) + "}"
+    else:
+        last = np.ones(len(rows), dtype=bool)
+        last[:-1] = rows[1:] != rows[:-1]
+        ends = np.full(len(rows), ",", dtype=object)  # object, not numpy text: that would drop a trailing NUL
+        ends[last] = sep
+        tokens = np.asarray(esc, dtype=object)[cols] + ends
+        bodies = np.array("".join(tokens.tolist()).split(sep)[:-1], dtype=object)
+        labs[count > 0] = "{" + bodies + "}"
+        labs[count == 0] = "{}"
+    single = np.flatnonzero(count == 1)
+    leaf = cols[(np.cumsum(count) - count)[single]]
+    plain = ~np.array([k.startswith("{") for k in keys], dtype=bool)[leaf]
+    labs[single[plain]] = np.asarray(keys, dtype=object)[leaf[plain]]
+    if m > 1:
+        labs[count == m] = SUPPRESSED_LABEL
+    return labs
+
+
+#: characters that separate the sets in :func:`_distinct_set_labels`' one string (the first that
+#: no escaped key holds)
+_SET_SEPARATORS = [chr(c) for c in range(0x00, 0x20)] + [chr(c) for c in range(0xE000, 0xE100)]
 
 
 @dataclass(frozen=True)
