@@ -204,3 +204,26 @@ def test_balanced_bins_split_every_item_once_by_the_lpt_rule(cost, n_bins):
         assert q in items[start[w]:start[w + 1]]
     for w in range(n_bins):
         assert np.all(np.diff(items[start[w]:start[w + 1]]) > 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ace_reads_its_rows_by_leaf_value_and_secret_draw(seed):
+    """``ace_groups`` orders the rows by (leaf, value, secret draw) with a counting sort; the
+    groups must be those of the kernel fed the argsort of that key (several buckets per leaf,
+    so the draws decide which rows share a bucket)."""
+    from ktype.algorithms.transparent import _kernels as K
+    from ktype.algorithms.transparent import ace_groups, tailor_groups
+
+    rng = np.random.default_rng(seed)
+    n = 2000
+    df = pd.DataFrame({"a": rng.integers(0, 30, n), "b": rng.integers(0, 20, n), "s": rng.integers(0, 9, n)})
+    ds = ktype.Dataset(df, quasi_identifiers=["a", "b"], sensitive=["s"])
+    p = prepare(ds, "s", 3, np.random.default_rng(seed))
+    for leaf in (np.zeros(n, dtype=np.int64), tailor_groups(p)[0]):
+        n_leaves = int(leaf.max()) + 1
+        rows = np.argsort((leaf * p.n_values + p.s) * n + p.draw, kind="stable")
+        leaf_start = np.concatenate(([0], np.cumsum(np.bincount(leaf, minlength=n_leaves))))
+        want = K.ace_kernel(rows, leaf_start, p.s, p.n_values, p.l, p.X, p.W, p.M, p.key, 1)
+        got = ace_groups(p, leaf if n_leaves > 1 else None)
+        assert got[1] == want[1]
+        np.testing.assert_array_equal(got[0], want[0])

@@ -128,9 +128,14 @@ def ace_groups(p: Prepared, leaf: np.ndarray | None = None) -> tuple[np.ndarray,
     n = p.n
     if leaf is None:
         leaf = np.zeros(n, dtype=np.int64)
-    sk = (leaf.astype(np.int64) * p.n_values + p.s) * n + p.draw
-    rows = np.argsort(sk, kind="stable")
     n_leaves = int(leaf.max()) + 1
+    # rows by (leaf, value, secret draw): ``draw`` is a permutation, so the rows taken in draw
+    # order and then counting-sorted (stably) by (leaf, value) are the argsort of that key
+    by_draw = np.empty(n, dtype=np.int64)
+    by_draw[p.draw] = np.arange(n, dtype=np.int64)
+    key = leaf.astype(np.int64) * p.n_values + p.s
+    order, _ = K.rows_by_label(key[by_draw], n_leaves * p.n_values)
+    rows = by_draw[order]
     leaf_start = np.zeros(n_leaves + 1, dtype=np.int64)
     leaf_start[1:] = np.cumsum(np.bincount(leaf, minlength=n_leaves))
     group, g = K.ace_kernel(rows, leaf_start, p.s, p.n_values, p.l, p.X, p.W, p.M, p.key, numba.get_num_threads())
