@@ -45,7 +45,7 @@ from ...models._base import PrivacyModel
 from ...release import Release, _sort_codes
 from .._registry import register
 from . import _kernels as K
-from ._common import _canonical_order, perimeter_coordinates
+from ._common import _canonical_order, integer_distinct, perimeter_coordinates
 
 __all__ = ["tailor", "ace", "hybrid", "prepare", "tailor_groups", "ace_groups"]
 
@@ -81,12 +81,16 @@ class Prepared:
         self.W, self.M = perimeter_coordinates(dataset, self.X)
         self.exact = self.W.dtype == np.int64
         # secret permutations over a canonical content order (never the input order)
-        canon = _canonical_order(dataset, self.s)
+        # an integer identifier's distinct values serve both orders below (one sort, not two)
+        distinct = {c: integer_distinct(dataset, c) for c in dataset.identifiers}
+        canon = _canonical_order(dataset, self.s, distinct)
         tie = np.empty(n, dtype=np.int64)
         tie[canon] = rng.permutation(n)
         if dataset.identifiers:
             # an identifier may have empty cells (it is removed anyway): missing values sort last
-            idcols = [_sort_codes(dataset.data[c].to_numpy()).astype(np.int64) for c in dataset.identifiers]
+            # (an integer column has none: its codes are its ranks among the distinct values)
+            idcols = [_sort_codes(dataset.data[c].to_numpy()).astype(np.int64) if distinct[c] is None
+                      else distinct[c][1].astype(np.int64) for c in dataset.identifiers]
             order = lexsort_rows(idcols + [tie])
         else:
             order = np.argsort(tie, kind="stable")

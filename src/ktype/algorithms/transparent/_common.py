@@ -53,17 +53,18 @@ def perimeter_coordinates(dataset: Dataset, X: np.ndarray) -> tuple[np.ndarray, 
     return Wf, Mf
 
 
-def _text_codes(values: np.ndarray) -> np.ndarray:
+def _text_codes(values: np.ndarray, distinct: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Dense codes that sort like the values' text (``str(v)``), without building the text.
 
     For integers the text order is decided by the sign (``-`` sorts before the digits), then
     by the digits left-aligned to 19 places (``7`` as ``7000…``), then by the length (a prefix
     first): the rank of that key among the distinct values. ``_sort_codes(values.astype(str))``
     gives the same codes (tests/test_transparent_order.py) by sorting one string per row.
+    ``distinct``: ``np.unique(values, return_inverse=True)`` when the caller has it already.
     """
     if values.dtype.kind not in "iu" or (values.dtype.kind == "u" and values.size and values.max() >= 10**19):
         return _sort_codes(pd.Series(values).astype(str).to_numpy())
-    uniq, inverse = np.unique(values, return_inverse=True)
+    uniq, inverse = np.unique(values, return_inverse=True) if distinct is None else distinct
     neg = uniq < 0
     mag = uniq.astype(np.uint64)  # two's complement: the magnitude of a negative is its negation
     mag[neg] = np.uint64(0) - mag[neg]
@@ -76,14 +77,26 @@ def _text_codes(values: np.ndarray) -> np.ndarray:
     return rank[inverse.reshape(-1)]
 
 
-def _canonical_order(dataset: Dataset, s: np.ndarray) -> np.ndarray:
+def integer_distinct(dataset: Dataset, column: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """``np.unique(values, return_inverse=True)`` of an integer column (numpy dtype), else None."""
+    col = dataset.data[column]
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+        uniq, inverse = np.unique(col.to_numpy(), return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    return None
+
+
+def _canonical_order(dataset: Dataset, s: np.ndarray,
+                     distinct: dict[str, tuple[np.ndarray, np.ndarray] | None] | None = None) -> np.ndarray:
     """A content order of the rows (QIs, sensitive value, then the text of the identifier and
-    insensitive columns): a function of the table's content, never of its row order."""
+    insensitive columns): a function of the table's content, never of its row order.
+    ``distinct``: :func:`integer_distinct` of some of those columns, computed by the caller."""
     cols = [dataset.X[:, j] for j in range(dataset.r)] + [s]
+    distinct = distinct or {}
     for c in dataset.identifiers + dataset.insensitive:
         col = dataset.data[c]
         if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
-            cols.append(_text_codes(col.to_numpy()))
+            cols.append(_text_codes(col.to_numpy(), distinct.get(c)))
         else:
             cols.append(_sort_codes(col.astype(str).to_numpy()).astype(np.int64))
     return lexsort_rows(cols)
