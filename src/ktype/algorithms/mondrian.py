@@ -31,6 +31,7 @@ from ..release import Release
 from ._mondrian_numpy import partition_numpy
 from ._registry import register
 from ._rules import all_ok, pack, specs_of
+from ._runs import boxes_by_run
 
 __all__ = ["mondrian"]
 
@@ -169,7 +170,7 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
     cls = np.repeat(np.arange(len(corder)), csize)
     if compiled:  # numba is loaded already: one pass each, the boxes written by both threads
         source = _runs_in_order(rows, start[corder], csize)
-        lo, hi = _boxes_by_run(box_lo[corder], box_hi[corder], csize, n)
+        lo, hi = boxes_by_run(box_lo[corder], box_hi[corder], csize, n)
     else:  # the numpy partitioner's cold start stays free of numba
         source = rows[np.repeat(start[corder] - (np.cumsum(csize) - csize), csize) + np.arange(n)]
         # the plan (ktype.plan): a box per class, applied to the class of each row
@@ -184,27 +185,6 @@ def mondrian(dataset: Dataset, models: tuple[PrivacyModel, ...], *, mode: str = 
         classes=cls,
         copy=False,
     )
-
-
-@njit(parallel=True)
-def _boxes_by_run(box_lo, box_hi, sizes, n):
-    """Row ``t`` of run ``c`` (runs of ``sizes[c]`` consecutive rows) gets box ``c``: what
-    :meth:`ktype.plan.BoxPlan.apply` gives for the class of every row, written in parallel
-    (on a fresh 10^7-row table the page faults of the new arrays are most of the time)."""
-    r = box_lo.shape[1]
-    lo = np.empty((n, r), dtype=np.int32)
-    hi = np.empty((n, r), dtype=np.int32)
-    first = np.empty(sizes.shape[0], dtype=np.int64)
-    p = 0
-    for c in range(sizes.shape[0]):
-        first[c] = p
-        p += sizes[c]
-    for c in prange(sizes.shape[0]):
-        for t in range(first[c], first[c] + sizes[c]):
-            for j in range(r):
-                lo[t, j] = box_lo[c, j]
-                hi[t, j] = box_hi[c, j]
-    return lo, hi
 
 
 @njit

@@ -44,6 +44,7 @@ from ...exceptions import InfeasibleError
 from ...models._base import PrivacyModel
 from ...release import Release, _sort_codes
 from .._registry import register
+from .._runs import boxes_by_run
 from . import _kernels as K
 from ._common import _canonical_order, integer_distinct, perimeter_coordinates
 
@@ -170,7 +171,8 @@ def _release(dataset: Dataset, p: Prepared, group: np.ndarray, n_groups: int, na
         "tie_break": "identifier order, then secret random" if dataset.identifiers else "secret random order (no identifier column)",
         **extra,
     }
-    return Release.build(dataset, np.repeat(lo[first], size, axis=0), np.repeat(hi[first], size, axis=0), source=order,
+    box_lo, box_hi = boxes_by_run(np.ascontiguousarray(lo[first]), np.ascontiguousarray(hi[first]), size, len(order))
+    return Release.build(dataset, box_lo, box_hi, source=order,
                          recoding="multidimensional", classes=np.repeat(np.arange(n_boxes, dtype=np.int64), size),
                          provenance=prov, copy=False)
 
