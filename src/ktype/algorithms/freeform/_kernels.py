@@ -560,10 +560,8 @@ def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - comp
     rord = np.argsort(pr[a:e])  # local row -> original - a
     cord = np.argsort(pc[a:e])  # local column -> box - a
     rrank = np.empty(m, dtype=np.int64)
-    crank = np.empty(m, dtype=np.int64)
     for q in range(m):
         rrank[rord[q]] = q
-        crank[cord[q]] = q
     indptr = np.zeros(m + 1, dtype=np.int64)
     for j in range(a, e):
         for s in range(k):
@@ -573,20 +571,13 @@ def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - comp
         indptr[q + 1] += indptr[q]
     fill = indptr[:-1].copy()
     indices = np.empty(indptr[m], dtype=np.int64)
-    for j in range(a, e):
+    for q in range(m):  # columns in ascending order, so that each row's columns come out ascending
+        j = a + cord[q]
         for s in range(k):
             if alive[j, s]:
                 r = rrank[pre[j, s] - a]
-                indices[fill[r]] = crank[j - a]
+                indices[fill[r]] = q
                 fill[r] += 1
-    for r in range(m):  # each row's columns ascending (insertion sort: a row has at most k)
-        for p in range(indptr[r] + 1, indptr[r + 1]):
-            v = indices[p]
-            q = p - 1
-            while q >= indptr[r] and indices[q] > v:
-                indices[q + 1] = indices[q]
-                q -= 1
-            indices[q + 1] = v
     mate = _hopcroft_karp(indptr, indices, m, m)[0]
     bad = 0
     for r in range(m):
