@@ -200,7 +200,8 @@ class FreeformRelease(Release):
             cell_lo=cell_lo,
             cell_hi=cell_hi,
             value_sets=sets,
-            preimages=None if preimages is None else np.asarray(preimages, dtype=np.int64).copy(),
+            # no copy: _canonicalize below replaces it by a reordered copy
+            preimages=None if preimages is None else np.asarray(preimages, dtype=np.int64),
         )
         rel._canonicalize()
         return rel._seal()
@@ -237,9 +238,11 @@ class FreeformRelease(Release):
         inv = np.empty(len(old), dtype=np.int64)
         inv[old] = np.arange(len(old))
         order = inv[self.source]
-        self._set(cell_lo=np.ascontiguousarray(self.cell_lo[order]), cell_hi=np.ascontiguousarray(self.cell_hi[order]),
-                  value_sets={j: np.ascontiguousarray(s[order]) for j, s in self.value_sets.items()},
-                  preimages=None if self.preimages is None else np.ascontiguousarray(self.preimages[order]))
+        from ._take_rows import take_rows  # compiled, parallel (numba is imported only here)
+
+        self._set(cell_lo=take_rows(self.cell_lo, order), cell_hi=take_rows(self.cell_hi, order),
+                  value_sets={j: take_rows(s, order) for j, s in self.value_sets.items()},
+                  preimages=None if self.preimages is None else take_rows(self.preimages, order))
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, dict[int, np.ndarray]]:
         """The exact published cells ``(lo, hi, value_sets)``."""
