@@ -17,6 +17,10 @@ holds the compiled steps of publishing a freeform release: ``chunk_matchings`` (
 on each block of rows that no edge crosses, the blocks in parallel: the random decomposition
 into k perfect matchings) and ``box_ranges`` / ``box_members`` (each published box's ranges and
 value sets, computed per box instead of through a gather of every cell).
+
+Length: every compiled pass of the freeform heuristics in one module, because numba inlines
+and specialises them together (Greedy's and SortGreedy's iterations share the weight, the box
+state and the swap resolution; the scan's branch-free minima sit beside the weights they read).
 """
 
 from __future__ import annotations
