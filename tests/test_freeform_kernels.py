@@ -69,6 +69,23 @@ def test_sorted_greedy_equals_the_sorted_scan(seed):
         assert np.array_equal(ms, want_s) and np.array_equal(mt, want_t) and cnt == int((want_s >= 0).sum())
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_sorted_greedy_compares_weights_of_any_magnitude_by_value(seed):
+    """The scan compares weights by their int64 bit patterns: the same order as the values for
+    every non-negative float (zero, subnormals, huge, ``inf``), ties included."""
+    rng = np.random.default_rng(seed)
+    for _ in range(150):  # loop over random weight matrices spanning the float range
+        m = int(rng.integers(1, 30))
+        pool = np.concatenate([[0.0, 5e-324, 1e-310, 1e-300, 0.1, 0.3, 1.0, 2.0, 1e300, np.finfo(float).max],
+                               rng.random(4) * 10.0 ** rng.integers(-300, 300, 4)])
+        W = rng.choice(pool[: int(rng.integers(1, len(pool) + 1))], size=m * m)
+        W[rng.random(m * m) < rng.random() * 0.5] = np.inf
+        ms, mt = np.full(m, -1, dtype=np.int64), np.full(m, -1, dtype=np.int64)
+        cnt = K._sorted_greedy(W, m, ms, mt)
+        want_s, want_t = _scan_reference(W, m)
+        assert np.array_equal(ms, want_s) and np.array_equal(mt, want_t) and cnt == int((want_s >= 0).sum())
+
+
 @pytest.mark.parametrize("include_self", [False, True])
 def test_cells_from_preimages_equal_the_gathered_min_max_and_sets(include_self):
     from ktype.algorithms.freeform._prep import Problem, blocks, cells_from_preimages

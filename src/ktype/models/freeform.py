@@ -147,16 +147,8 @@ class FreeformKAnonymity(PrivacyModel):
             summary["witness"] = "malformed"
             return np.zeros(n, dtype=bool)
         d = pre.shape[1]
-        srt = np.sort(pre, axis=1)
-        distinct = ~(srt[:, 1:] == srt[:, :-1]).any(axis=1) if d > 1 else np.ones(N, dtype=bool)
         lo, hi, sets = release.cells()
-        inside = np.ones(pre.shape, dtype=bool)
-        rows = np.arange(N)[:, None]
-        for j in range(ds.r):  # loop over columns
-            x = ds.X[pre, j]
-            inside &= (lo[:, j, None] <= x) & (x <= hi[:, j, None])
-            if j in sets:
-                inside &= sets[j][rows, x]
+        distinct, inside = _witness_edges(ds, pre, lo, hi, sets)
         truthful = (pre == src[:, None]).any(axis=1)
         deg = np.bincount(pre.ravel(), minlength=n)
         good = np.bincount(pre[inside & distinct[:, None]].ravel(), minlength=n)
@@ -177,3 +169,29 @@ class FreeformKAnonymity(PrivacyModel):
         if not (regular and truthful.all() and d >= self.k):
             ok &= False
         return ok
+
+
+def _witness_edges(ds, pre: np.ndarray, lo: np.ndarray, hi: np.ndarray, sets: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per box whether its preimages are distinct, and per edge ``(t, s)`` whether record
+    ``pre[t, s]`` lies inside box ``t`` (its range on every column and, on a set column, its
+    value set). ``pre`` is valid (``0 <= pre < n``): compiled passes
+    (:mod:`._witness_kernels`); a value set not of its column's width puts every edge outside."""
+    from . import _witness_kernels as _W
+
+    # the records' leaf ranks in the narrowest integer type: each edge reads a random record, so
+    # the smaller the table, the more of it stays in cache (CENSUS: 8 bytes per record, not 32)
+    X = np.ascontiguousarray(ds.X, dtype=np.min_scalar_type(max(max(ds.domain_sizes, default=1) - 1, 0)))
+    pre = np.ascontiguousarray(pre, dtype=np.int64)
+    distinct = _W.distinct_rows(pre)
+    inside = np.zeros(pre.shape, dtype=bool)
+    cols = sorted(int(j) for j in sets)
+    widths = [ds.hierarchies[j].size for j in cols]
+    if any(np.shape(sets[j]) != (pre.shape[0], w) for j, w in zip(cols, widths)):  # pragma: no cover
+        return distinct, inside  # FreeformRelease checks the shapes: every edge outside
+    members = np.empty((pre.shape[0], sum(widths)), dtype=bool)  # the value sets side by side
+    offsets = np.cumsum([0, *widths])[:-1].astype(np.int64)
+    for j, o, w in zip(cols, offsets, widths):  # loop over set columns
+        members[:, o:o + w] = sets[j]
+    _W.edges_inside(X, pre, np.ascontiguousarray(lo), np.ascontiguousarray(hi), np.asarray(cols, dtype=np.int64),
+                    offsets, members, inside)
+    return distinct, inside

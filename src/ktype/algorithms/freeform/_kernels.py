@@ -17,6 +17,10 @@ holds the compiled steps of publishing a freeform release: ``chunk_matchings`` (
 on each block of rows that no edge crosses, the blocks in parallel: the random decomposition
 into k perfect matchings) and ``box_ranges`` / ``box_members`` (each published box's ranges and
 value sets, computed per box instead of through a gather of every cell).
+
+Length: every compiled pass of the freeform heuristics in one module, because numba inlines
+and specialises them together (Greedy's and SortGreedy's iterations share the weight, the box
+state and the swap resolution; the scan's branch-free minima sit beside the weights they read).
 """
 
 from __future__ import annotations
@@ -307,31 +311,73 @@ def _greedy_iteration(xnum, xcat, wcat, lo, hi, bits, post, t, window, matchS, m
     return 0
 
 
+#: int64 key of a weight: for non-negative floats (``+0.0`` up to ``+inf``) the bit pattern read
+#: as an int64 orders exactly like the value, and equal keys are equal weights
+_INF_KEY = np.array([np.inf]).view(np.int64)[0]
+#: key of a taken row / column (ORed in): above every weight, ``inf`` included
+_TAKEN = np.iinfo(np.int64).max
+
+
 @njit
-def _row_best(W, m, i, matchT):  # pragma: no cover - compiled
-    """Free column ``j`` of least ``(W[i, j], j)`` with ``W[i, j] < inf`` (-1: none)."""
-    best = _INF
-    bj = -1
+def _row_best(Wk, m, i, pen_c):  # pragma: no cover - compiled
+    """Free column ``j`` of least ``(W[i, j], j)`` with ``W[i, j] < inf`` (-1: none).
+
+    ``Wk`` are the weights' int64 keys, ``pen_c[j]`` is :data:`_TAKEN` for a taken column,
+    else 0: the least ``Wk | pen_c`` is a branch-free minimum (SIMD), then the first column
+    holding it."""
     base = i * m
+    mn = _TAKEN
     for j in range(m):
-        w = W[base + j]
-        if w < best and matchT[j] < 0:
-            best = w
-            bj = j
-    return bj
+        mn = min(mn, Wk[base + j] | pen_c[j])
+    if mn >= _INF_KEY:
+        return -1
+    for j in range(m):
+        if (Wk[base + j] | pen_c[j]) == mn:
+            return j
+    return -1  # pragma: no cover - unreachable
 
 
 @njit
-def _col_best(W, m, j, matchS):  # pragma: no cover - compiled
-    """Free row ``i`` of least ``(W[i, j], i)`` with ``W[i, j] < inf`` (-1: none)."""
-    best = _INF
-    bi = -1
+def _col_best(Wk, m, j, pen_r):  # pragma: no cover - compiled
+    """Free row ``i`` of least ``(W[i, j], i)`` with ``W[i, j] < inf`` (-1: none); as
+    :func:`_row_best`."""
+    mn = _TAKEN
     for i in range(m):
-        w = W[i * m + j]
-        if w < best and matchS[i] < 0:
-            best = w
-            bi = i
-    return bi
+        mn = min(mn, Wk[i * m + j] | pen_r[i])
+    if mn >= _INF_KEY:
+        return -1
+    for i in range(m):
+        if (Wk[i * m + j] | pen_r[i]) == mn:
+            return i
+    return -1  # pragma: no cover - unreachable
+
+
+@njit
+def _first_best(Wk, m, best_r, best_c):  # pragma: no cover - compiled
+    """Every row's and column's least ``(W, index)`` edge below ``inf`` while all are free
+    (-1: none), in one pass over the rows: the columns' minima are kept by a branch-free
+    update per row (strict ``<``: the lowest row wins a tie), the row's by its minimum key
+    and the first column holding it."""
+    cmin = np.full(m, _TAKEN, dtype=np.int64)
+    best_c[:] = -1
+    for i in range(m):
+        base = i * m
+        mn = _TAKEN
+        for j in range(m):
+            v = Wk[base + j]
+            lt = v < cmin[j]
+            cmin[j] = v if lt else cmin[j]
+            best_c[j] = i if lt else best_c[j]
+            mn = min(mn, v)
+        best_r[i] = -1
+        if mn < _INF_KEY:
+            for j in range(m):
+                if Wk[base + j] == mn:
+                    best_r[i] = j
+                    break
+    for j in range(m):
+        if cmin[j] >= _INF_KEY:
+            best_c[j] = -1
 
 
 @njit
@@ -339,7 +385,8 @@ def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
     """Alg. 2 lines 2-7 on the flat ``(m, m)`` weights ``W``: scan the available edges
     (weight < inf) in ascending order of (weight, row-major index), i.e. the stable sort of
     all ``m²`` edges, and keep each edge whose two ends are still free. Returns the number
-    of edges kept.
+    of edges kept. ``W`` is C-contiguous, its weights non-negative (``+0.0`` up to ``+inf``;
+    no ``-0.0``), and ``matchS`` / ``matchT`` are all -1 on entry.
 
     The sort is never materialised. Under a strict total order the greedy matching is the
     one obtained by repeatedly keeping a *locally dominant* edge, one that is the least
@@ -347,14 +394,18 @@ def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
     the scan: every lesser edge at its ends meets an end kept earlier). A dominant edge is
     found by pointer chasing: from a free row take its least free column, from that column
     its least free row, and so on; the key strictly decreases, so the chase ends at a pair
-    that point to each other. Each row's and column's least free partner is cached and
-    rescanned only when that partner is taken. Rows left without an available free column
-    stay unmatched (the caller's swaps resolve them).
+    that point to each other. Each row's and column's least free partner is cached (all of
+    them first in one pass, :func:`_first_best`) and rescanned only when that partner is
+    taken. Rows left without an available free column stay unmatched (the caller's swaps
+    resolve them). The weights are compared by their int64 keys (:data:`_INF_KEY`), so that
+    the scans are branch-free minima.
     """
+    Wk = W.view(np.int64)
     best_r = np.empty(m, dtype=np.int64)
-    best_c = np.full(m, -2, dtype=np.int64)  # -2: not computed yet
-    for i in range(m):
-        best_r[i] = _row_best(W, m, i, matchT)
+    best_c = np.empty(m, dtype=np.int64)
+    pen_r = np.zeros(m, dtype=np.int64)  # _TAKEN once a row / column is matched
+    pen_c = np.zeros(m, dtype=np.int64)
+    _first_best(Wk, m, best_r, best_c)
     cnt = 0
     for i0 in range(m):
         while matchS[i0] < 0:
@@ -362,17 +413,19 @@ def _sorted_greedy(W, m, matchS, matchT):  # pragma: no cover - compiled
             while True:  # chase to a locally dominant edge
                 j = best_r[i]
                 if j >= 0 and matchT[j] >= 0:
-                    j = _row_best(W, m, i, matchT)
+                    j = _row_best(Wk, m, i, pen_c)
                     best_r[i] = j
                 if j < 0:
                     break  # only i0 can get here: a row reached from a column has an edge to it
                 i2 = best_c[j]
                 if i2 < 0 or matchS[i2] >= 0:
-                    i2 = _col_best(W, m, j, matchS)
+                    i2 = _col_best(Wk, m, j, pen_r)
                     best_c[j] = i2
                 if i2 == i:
                     matchS[i] = j
                     matchT[j] = i
+                    pen_r[i] = _TAKEN
+                    pen_c[j] = _TAKEN
                     cnt += 1
                     break
                 i = i2
@@ -511,10 +564,8 @@ def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - comp
     rord = np.argsort(pr[a:e])  # local row -> original - a
     cord = np.argsort(pc[a:e])  # local column -> box - a
     rrank = np.empty(m, dtype=np.int64)
-    crank = np.empty(m, dtype=np.int64)
     for q in range(m):
         rrank[rord[q]] = q
-        crank[cord[q]] = q
     indptr = np.zeros(m + 1, dtype=np.int64)
     for j in range(a, e):
         for s in range(k):
@@ -524,20 +575,13 @@ def _chunk_matching(pre, alive, pr, pc, a, e, match):  # pragma: no cover - comp
         indptr[q + 1] += indptr[q]
     fill = indptr[:-1].copy()
     indices = np.empty(indptr[m], dtype=np.int64)
-    for j in range(a, e):
+    for q in range(m):  # columns in ascending order, so that each row's columns come out ascending
+        j = a + cord[q]
         for s in range(k):
             if alive[j, s]:
                 r = rrank[pre[j, s] - a]
-                indices[fill[r]] = crank[j - a]
+                indices[fill[r]] = q
                 fill[r] += 1
-    for r in range(m):  # each row's columns ascending (insertion sort: a row has at most k)
-        for p in range(indptr[r] + 1, indptr[r + 1]):
-            v = indices[p]
-            q = p - 1
-            while q >= indptr[r] and indices[q] > v:
-                indices[q + 1] = indices[q]
-                q -= 1
-            indices[q + 1] = v
     mate = _hopcroft_karp(indptr, indices, m, m)[0]
     bad = 0
     for r in range(m):
