@@ -10,6 +10,10 @@ from ._base import check_cells, measure
 
 __all__ = ["loss_metric", "loss_metric_cells"]
 
+#: from this many rows the column sums run compiled (numba is loaded by then in every algorithm
+#: that makes such a release; below it the summary of a small job stays free of numba)
+_COMPILED_MIN_ROWS = 1 << 20
+
 
 def loss_metric_cells(dataset: Dataset, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Per-cell LM cost ``(|R̄(j)| − 1) / (|A_j| − 1)``.
@@ -66,6 +70,11 @@ def loss_metric(release: Release) -> float:
     # column sums of (hi - lo) in integers: the same value as the mean of the cell costs,
     # without an (n, r) float temporary (this runs after every algorithm)
     denom = (release.dataset.domain_sizes - 1).astype(np.float64)
-    spans = (release.hi.sum(axis=0, dtype=np.int64) - release.lo.sum(axis=0, dtype=np.int64)).astype(np.float64)
+    if release.n >= _COMPILED_MIN_ROWS:  # numpy's int64 column sums of an (n, r) int32 array are slow
+        from ._sums import span_sums
+
+        spans = span_sums(release.lo, release.hi).astype(np.float64)
+    else:
+        spans = (release.hi.sum(axis=0, dtype=np.int64) - release.lo.sum(axis=0, dtype=np.int64)).astype(np.float64)
     per_col = np.where(denom > 0, spans / np.where(denom > 0, denom, 1.0), 0.0)
     return float(per_col.sum() / (release.n * release.r))
