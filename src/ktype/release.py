@@ -276,7 +276,12 @@ class Release:
             run_len = np.diff(np.append(run, n))
             _, first_run, inv = np.unique(classes[run], return_index=True, return_inverse=True)
             first = run[first_run]  # the first row of each class
-            boxes = [c[first] for c in box_cols]
+            lo_f, hi_f = self.lo.take(first, axis=0), self.hi.take(first, axis=0)  # whole rows: no strided gathers
+            boxes = [self.suppressed[first].astype(np.int8)]
+            for j in range(self.r):
+                boxes += [lo_f[:, j], hi_f[:, j]]
+            if content is not None:
+                boxes.append(box_cols[-1][first])
             corder = lexsort_rows(boxes)
             # classes with equal boxes (every suppressed class, two clusters generalized alike)
             # share one rank, so their rows interleave by the other columns exactly as without
