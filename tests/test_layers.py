@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "_lazy": 0,  # PEP 562 lazy package attributes (standard library only)  # numba njit with the process-safe kernel cache (numba only)
     "_matching": 0,  # maximum bipartite matching (numba, scipy.sparse only)
     "_progress": 0,  # progress events to a callback or a terminal (standard library; rich when drawing a bar)
+    "_take_rows": 0,  # compiled parallel row gather (numba only)
     "__version__": 0,  # "from . import __version__": package metadata
     "data": 1,
     "io": 1,  # release files: formats, atomic writes, output-path safety (data: the table reader)

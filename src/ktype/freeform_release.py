@@ -39,7 +39,7 @@ import pandas as pd
 from ._grouping import group_ids, lexsort_rows, pack_keys, run_starts
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL, value_keys
-from .exceptions import DataError, HierarchyError
+from .exceptions import DataError, HierarchyError, InternalError
 from .release import FrozenDict, Release, _sort_codes, _stamped
 
 __all__ = ["FreeformRelease", "range_columns", "set_labels", "split_set_label", "escape_set_value", "parse_freeform_labels"]
@@ -285,7 +285,7 @@ class FreeformRelease(Release):
                   else {c: np.asarray(v)[order] for c, v in self.published_sensitive.items()})
         super()._canonicalize(None, content=content)
         if want is not None and not np.array_equal(self.source, want):  # pragma: no cover - a bug, not data
-            raise RuntimeError("FreeformRelease: the canonical order disagrees with Release._canonicalize")
+            raise InternalError("FreeformRelease: the canonical order disagrees with Release._canonicalize")
         from ._take_rows import take_rows  # compiled, parallel (numba is imported only here)
 
         self._set(cell_lo=take_rows(self.cell_lo, order), cell_hi=take_rows(self.cell_hi, order),
