@@ -157,9 +157,10 @@ def _release(dataset: Dataset, p: Prepared, group: np.ndarray, n_groups: int, na
     # one class id per distinct published box: groups that share a box must not stay
     # apart in the row order (the group structure is not part of T*; docs/design/transparency.md R5)
     box_id, n_boxes = group_rows(lo, hi)
-    # hand the rows over box by box (input order inside a box): the release then repeats each
-    # box instead of gathering it row by row, and sorts runs of whole boxes. The canonical order
-    # breaks ties within a box by the input order either way, so the release is the same.
+    # hand the rows over box by box (input order inside a box): each box then fills its run of
+    # rows (boxes_by_run) instead of being gathered row by row, and the canonical sort works on
+    # runs of whole boxes. It breaks ties within a box by the input order either way, so the
+    # release is the same.
     order, start = K.rows_by_label(box_id[group], n_boxes)
     first = np.empty(n_boxes, dtype=np.int64)
     first[box_id] = np.arange(n_groups, dtype=np.int64)  # a group of each box
