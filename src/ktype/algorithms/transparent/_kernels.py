@@ -56,6 +56,21 @@ def _add_widths(lmin, lmax, m, mj, wj, pc, sc):
 
 
 @njit
+def _perimeter_sums(lmin, lmax, m, M, W, pc, sc):
+    """``pc[k]`` / ``sc[k]``: the weighted width sum over all dimensions of the prefix ``0..k`` /
+    the suffix ``k..m-1`` of positions spanning ``lmin[j, k]..lmax[j, k]`` (the dimensions
+    added in order, so the floating-point sums are those of the loops this replaced)."""
+    zero = W[0, 0] - W[0, 0]
+    for k in range(m):
+        pc[k] = zero
+    for k in range(m + 1):
+        sc[k] = zero
+    for j in range(lmin.shape[0]):
+        if M[j] != 0:
+            _add_widths(lmin[j], lmax[j], m, M[j], W[j], pc, sc)
+
+
+@njit
 def _tailor_dim(X, W, M, ords, a, b, lc, i, xo, pc, sc):
     """The best cut of the node ``a:b`` on dimension ``i``: ``(size of the left part, its
     perimeter sum)``, the first least one in size order (size -1 when no cut is allowed).
@@ -68,13 +83,7 @@ def _tailor_dim(X, W, M, ords, a, b, lc, i, xo, pc, sc):
         r = o[k]
         for j in range(d):
             xo[j, k] = X[r, j]
-    for k in range(m):
-        pc[k] = zero
-    for k in range(m + 1):
-        sc[k] = zero
-    for j in range(d):
-        if M[j] != 0:
-            _add_widths(xo[j], xo[j], m, M[j], W[j], pc, sc)
+    _perimeter_sums(xo, xo, m, M, W, pc, sc)
     best_k = -1
     best_p = zero
     for k in range(lc, m - lc + 1):
@@ -373,13 +382,7 @@ def _slice_bucket(bbuf, off, alpha, beta, X, W, M, key, group, g0):
                             mx = x
                     lmin[j, t] = mn
                     lmax[j, t] = mx
-            for t in range(a):
-                pc[t] = zero
-            for t in range(a + 1):
-                sc[t] = zero
-            for j in range(d):
-                if M[j] != 0:
-                    _add_widths(lmin[j], lmax[j], a, M[j], W[j], pc, sc)
+            _perimeter_sums(lmin, lmax, a, M, W, pc, sc)
             for k in range(1, a):
                 p = k * beta * pc[k - 1] + (a - k) * beta * sc[k]
                 if best_i < 0 or p < best_p:
