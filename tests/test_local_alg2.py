@@ -125,3 +125,63 @@ def test_pair_knn_trie_equals_scan_on_adult_sample(measure):
     p = Problem.from_dataset(adult(n=1500, seed=3), measure)
     for q in (1, 18, 98):
         assert_same_knn(p, q)
+
+
+def _alg2_every_row(p: Problem, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The greedy kernel on every row, no sharing between identical records."""
+    from ktype.algorithms.local._kernels import alg2_all, trie_order
+
+    lexorder = np.lexsort(p.X.T[::-1]).astype(np.int64)
+    lexpos = np.empty_like(lexorder)
+    lexpos[lexorder] = np.arange(len(lexorder))
+    rows = np.arange(p.n, dtype=np.int64)
+    LO, HI, S, _ = alg2_all(p.X, int(k), *p.args, lexorder, lexpos, *trie_order(p.X), rows, False)
+    return LO, HI, S
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 40),
+    r=st.integers(1, 3),
+    m=st.integers(3, 5),
+    measure=st.sampled_from(["loss_metric", "entropy"]),
+    data=st.data(),
+)
+def test_alg2_once_per_distinct_record_equals_every_row(seed, n, r, m, measure, data):
+    """k1_expansion runs the greedy once per distinct record: the boxes equal the
+    greedy's on every row, and every row's index set holds the row first and k-1 other
+    distinct records whose closure is the box."""
+    k = data.draw(st.integers(1, min(n, 8)))
+    p = Problem.from_dataset(tie_heavy_dataset(seed, n, r, m), measure)
+    LO, HI, S = k1_expansion(p, k, return_sets=True)
+    LOe, HIe, _ = _alg2_every_row(p, k)
+    assert (LO == LOe).all() and (HI == HIe).all()
+    assert (S[:, 0] == np.arange(p.n)).all()
+    assert all(len(set(s)) == k for s in S.tolist())
+    for i in range(p.n):
+        lo, hi = p.closure_of(S[i])
+        assert (lo == LO[i]).all() and (hi == HI[i]).all()
+
+
+def test_alg2_rows_of_a_flagged_record_run_one_by_one(monkeypatch):
+    """A record whose greedy met an exact zero-score tie has its duplicates run on their own."""
+    import ktype.algorithms.local.kconcealment as kc
+    from ktype.algorithms.local._kernels import alg2_all
+
+    calls: list[np.ndarray] = []
+
+    def flag_all(*args):
+        LO, HI, S, tie = alg2_all(*args)
+        calls.append(np.asarray(args[-2]).copy())
+        return LO, HI, S, np.ones_like(tie)
+
+    p = Problem.from_dataset(tie_heavy_dataset(7, 40, 2, 3), "entropy")
+    first = np.unique(p.X, axis=0, return_index=True)[1]
+    monkeypatch.setattr(kc, "alg2_all", flag_all)
+    LO, HI, S = k1_expansion(p, 4, return_sets=True)
+    assert len(calls) == 2
+    assert sorted(calls[0].tolist()) == sorted(first.tolist())
+    assert sorted(calls[1].tolist()) == sorted(set(range(p.n)) - set(first.tolist()))
+    LOe, HIe, Se = _alg2_every_row(p, 4)
+    assert (LO == LOe).all() and (HI == HIe).all() and (S[calls[1]] == Se[calls[1]]).all()

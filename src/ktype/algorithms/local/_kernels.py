@@ -412,9 +412,17 @@ def expand_row_greedy(
     are all inside the box, so the boxes are identical (tested); under EM they can differ
     only when an outside record scores exactly the floor ``Σ_a min_v tab[a, v]`` as well.
     ``picked`` receives the k indices (``picked[0] = i``); ``mark`` is left all False.
+
+    Returns ``(lo, hi, tie)``. ``tie`` says an outside record scored exactly 0 while inside
+    records were left: then how many inside records precede it depends on the indices, so a
+    record identical to ``R_i`` may get another box. Without such a tie the boxes depend
+    only on ``R_i``'s values: the outside search never sees ``i`` or its duplicates (they
+    are inside every box), and the number of inside records taken before each expansion
+    is the same for all of them.
     """
     n, r = X.shape
     M = anc.shape[1]
+    tie = False
     lo = X[i].copy()
     hi = X[i].copy()
     tab = np.zeros((r, M))
@@ -448,6 +456,8 @@ def expand_row_greedy(
             X, tab, amin, aorder, lo, hi, mark, attrs, perm, nxt, tau, True, ins, stack_t, stack_s, stack_p
         )
         # ---- inside records while they precede the outside record in (score, index)
+        if bj < n and best == 0.0 and nin > 0:
+            tie = True
         t = 0
         while npk < k and t < nin:
             y = ins[t]
@@ -478,22 +488,28 @@ def expand_row_greedy(
                 _tab_row(a, lo, hi, tab, amin, expc, anc, nlo, nhi, tree, m, measure, pn, ps)
     for t in range(k):
         mark[picked[t]] = False
-    return lo, hi
+    return lo, hi, tie
 
 
 @njit(parallel=True)
-def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, attrs, perm, nxt, reference=False):
-    """Algorithm 2 for every row: (n, r) boxes and the (n, k) chosen index sets.
+def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, attrs, perm, nxt, rows, reference=False):
+    """Algorithm 2 for the given rows: (len(rows), r) boxes, the (len(rows), k) chosen index
+    sets and a flag per row.
 
     Rows are independent, so they run in parallel chunks (numba ``prange``), each chunk
     with its own scratch arrays; the output does not depend on the number of threads.
     Each row runs :func:`expand_row_greedy`, or with ``reference`` the previous
     implementation :func:`expand_row` (same boxes; kept for the equivalence tests).
+    ``tie[t]`` is True when the greedy of ``rows[t]`` met an outside record scoring exactly
+    0 while records inside the box were left: only then can two identical records get
+    different boxes (see :func:`expand_row_greedy`); always False with ``reference``.
     """
     n, r = X.shape
-    LO = np.empty((n, r), dtype=np.int32)
-    HI = np.empty((n, r), dtype=np.int32)
-    S = np.empty((n, k), dtype=np.int64)
+    nr = rows.shape[0]
+    LO = np.empty((nr, r), dtype=np.int32)
+    HI = np.empty((nr, r), dtype=np.int32)
+    S = np.empty((nr, k), dtype=np.int64)
+    tie = np.zeros(nr, dtype=np.bool_)
     window = 2 * k + 2
     XT = np.ascontiguousarray(X.T)
     # per attribute, the records sorted by value (stable): the records with values in
@@ -505,7 +521,7 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, at
     tpos = np.empty(n, dtype=np.int64)
     for t in range(n):
         tpos[perm[t]] = t
-    nchunks = min(n, 64)
+    nchunks = min(nr, 64)
     for c in prange(nchunks):
         mark = np.zeros(n, dtype=np.bool_)
         picked = np.empty(k, dtype=np.int64)
@@ -518,7 +534,8 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, at
         stack_t = np.empty(r * (M + 1) + 1, dtype=np.int64)
         stack_s = np.empty(r * (M + 1) + 1, dtype=np.int64)
         stack_p = np.empty(r * (M + 1) + 1)
-        for i in range(c * n // nchunks, (c + 1) * n // nchunks):
+        for t in range(c * nr // nchunks, (c + 1) * nr // nchunks):
+            i = rows[t]
             if reference:
                 lo, hi = expand_row(
                     X,
@@ -545,7 +562,7 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, at
                     sperm,
                 )
             else:
-                lo, hi = expand_row_greedy(
+                lo, hi, tie[t] = expand_row_greedy(
                     X,
                     i,
                     k,
@@ -570,10 +587,10 @@ def alg2_all(X, k, anc, nlo, nhi, tree, m, measure, pn, ps, lexorder, lexpos, at
                     stack_s,
                     stack_p,
                 )
-            LO[i] = lo
-            HI[i] = hi
-            S[i] = picked
-    return LO, HI, S
+            LO[t] = lo
+            HI[t] = hi
+            S[t] = picked
+    return LO, HI, S, tie
 
 
 @njit

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from ... import _progress
+from ..._grouping import unique_rows
 from ..._jit import njit
 from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
@@ -105,13 +106,35 @@ def k1_expansion(problem: Problem, k: int, *, return_sets: bool = False, referen
     check does not happen on random tables and Adult samples. The index sets may differ
     in which records *inside* the final closure were taken.
 
+    Identical records get identical boxes (the kernel's docstring proves it, barring an
+    exact zero-score tie that the kernel flags), so the greedy runs once per distinct
+    record and the rows of a flagged record run one by one. A duplicate's index set is its
+    representative's with the two indices swapped: k distinct records whose closure is the
+    same box. ``reference`` runs every row.
+
     Returns ``(LO, HI)`` (and the (n, k) index sets ``S`` when ``return_sets``).
     """
-    _check_k(problem.n, k)
+    n = problem.n
+    _check_k(n, k)
     lexorder = np.lexsort(problem.X.T[::-1]).astype(np.int64)
     lexpos = np.empty_like(lexorder)
     lexpos[lexorder] = np.arange(len(lexorder))
-    LO, HI, S = alg2_all(problem.X, int(k), *problem.args, lexorder, lexpos, *trie_order(problem.X), reference)
+    args = (problem.X, int(k), *problem.args, lexorder, lexpos, *trie_order(problem.X))
+    if reference:
+        LO, HI, S, _ = alg2_all(*args, np.arange(n, dtype=np.int64), True)
+        return (LO, HI, S) if return_sets else (LO, HI)
+    _, first, inverse, _ = unique_rows(problem.X)
+    rep = first[inverse].astype(np.int64)  # each row's representative (first occurrence)
+    LOd, HId, Sd, tie = alg2_all(*args, first.astype(np.int64), False)
+    LO, HI, S = LOd[inverse], HId[inverse], Sd[inverse]
+    dup = np.flatnonzero(rep != np.arange(n))
+    if len(dup):
+        # σ = (rep dup): the representative's set with the two indices swapped
+        Sdup, d, r = S[dup], dup[:, None], rep[dup, None]
+        S[dup] = np.where(Sdup == r, d, np.where(Sdup == d, r, Sdup))
+    redo = dup[tie[inverse[dup]]]
+    if len(redo):  # an exact zero-score tie: these rows may differ from their representative
+        LO[redo], HI[redo], S[redo], _ = alg2_all(*args, redo.astype(np.int64), False)
     return (LO, HI, S) if return_sets else (LO, HI)
 
 
