@@ -212,6 +212,34 @@ def test_match_graph_grown_by_upgrades_equals_a_fresh_graph(seed):
                                     fresh.mem_head, fresh.mem_next)).all()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_match_graph_storage_equals_brute_force(seed):
+    """A fresh MatchGraph's storage: each group's records (gin) ascending and exactly the
+    records inside its box; each record's arc list in ascending group order, exactly the
+    groups whose box holds it."""
+    from ktype.algorithms.local._core import plus_box
+    from ktype.algorithms.local._matching import MatchGraph
+
+    ds = random_dataset(seed, n=60, r=3, m=6)
+    p = Problem.from_dataset(ds)
+    rng = np.random.default_rng(seed)
+    LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
+    for i, j in zip(rng.integers(0, ds.n, 200), rng.integers(0, ds.n, 200)):
+        LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    g = MatchGraph(p.X, LO, HI)
+    boxes = []
+    for b in range(g.G):
+        lo, hi = LO[g.gid == b][0], HI[g.gid == b][0]
+        boxes.append(np.flatnonzero(((p.X >= lo) & (p.X <= hi)).all(axis=1)))
+        assert g.gin_idx[g.gin_ptr[b] : g.gin_ptr[b + 1]].tolist() == boxes[b].tolist()
+    for y in range(ds.n):
+        arcs, e = [], g.out_head[y]
+        while e >= 0:
+            arcs.append(int(g.arc_g[e]))
+            e = g.arc_next[e]
+        assert arcs == [b for b in range(g.G) if y in set(boxes[b].tolist())]
+
+
 # ---------------------------------------------------------------------------- Alg 1 / Alg 2
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("k", [2, 3])

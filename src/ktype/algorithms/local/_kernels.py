@@ -778,47 +778,31 @@ def degrees_indexed(U, perm, vals, dptr, didx, glo, ghi, gcount):
 
 
 @njit(parallel=True)
-def box_edges(U, perm, vals, dptr, didx, glo, ghi):
-    """COO arcs (record y, group g) with X_y inside the distinct box g, sorted by (y, g).
+def box_members_csr(U, perm, vals, dptr, didx, glo, ghi):
+    """The records inside each distinct box g, as CSR: ``idx[ptr[g]:ptr[g + 1]]`` ascending.
 
     Groups are scanned in parallel, each along its narrowest attribute over the distinct
-    records (:func:`scan_index`, :func:`_scan_box`); a stable counting sort by record then
-    orders the arcs.
+    records (:func:`scan_index`, :func:`_scan_box`): once to size the segments, once to
+    fill and sort them.
     """
-    n = dptr[U.shape[0]]
     G = glo.shape[0]
-    cnt = np.zeros(G + 1, dtype=np.int64)
+    ptr = np.zeros(G + 1, dtype=np.int64)
     for g in prange(G):
         _, s, e = _scan_range(vals, glo[g], ghi[g])
         buf = np.empty(max(e - s, 0), dtype=np.int64)
         c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
-        cnt[g + 1] = _expanded_size(buf, c, dptr)
+        ptr[g + 1] = _expanded_size(buf, c, dptr)
     for g in range(G):
-        cnt[g + 1] += cnt[g]
-    E = cnt[G]
-    ys0 = np.empty(E, dtype=np.int64)
+        ptr[g + 1] += ptr[g]
+    idx = np.empty(ptr[G], dtype=np.int64)
     for g in prange(G):
         _, s, e = _scan_range(vals, glo[g], ghi[g])
         buf = np.empty(max(e - s, 0), dtype=np.int64)
         c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
-        _expand(buf, c, dptr, didx, ys0[cnt[g] : cnt[g + 1]])
-    # counting sort by record, visiting the groups in ascending order: arcs end sorted by
-    # (y, g) whatever the order of the records within a group's segment
-    yp = np.zeros(n + 1, dtype=np.int64)
-    for t in range(E):
-        yp[ys0[t] + 1] += 1
-    for y in range(n):
-        yp[y + 1] += yp[y]
-    ys = np.empty(E, dtype=np.int64)
-    gs = np.empty(E, dtype=np.int64)
-    for g in range(G):
-        for t in range(cnt[g], cnt[g + 1]):
-            y = ys0[t]
-            q = yp[y]
-            ys[q] = y
-            gs[q] = g
-            yp[y] = q + 1
-    return ys, gs
+        seg = idx[ptr[g] : ptr[g + 1]]
+        _expand(buf, c, dptr, didx, seg)
+        seg.sort()
+    return ptr, idx
 
 
 @njit(parallel=True)

@@ -40,7 +40,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..._jit import njit
 from ._core import consistent_pair, unique_boxes
-from ._kernels import box_edges, box_members_indexed, scan_index
+from ._kernels import box_members_csr, box_members_indexed, scan_index
 
 __all__ = ["MatchGraph", "all_matches", "initial_order", "ordered_merge"]
 
@@ -60,16 +60,16 @@ class MatchGraph:
         n = self.n
         glo, ghi, gid, _ = unique_boxes(LO, HI)
         self.index = scan_index(X)
-        ys, gs = box_edges(*self.index, glo, ghi)  # sorted by y, then g
+        ptr, ys = box_members_csr(*self.index, glo, ghi)  # per group, its records ascending
         self.G = len(glo)
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
         # gin: records inside each group's box (CSR by group, append-only)
-        order = np.argsort(gs, kind="stable")
-        self.gin_idx = _grow(ys[order], 2 * len(ys) + 16, fill=None)
-        cnt = np.bincount(gs, minlength=self.G)
-        self.gin_ptr = _grow(np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64), 2 * self.G + 16)
+        self.gin_idx = _grow(ys, 2 * len(ys) + 16, fill=None)
+        self.gin_ptr = _grow(ptr, 2 * self.G + 16)
         self.n_gin = len(ys)
-        # out arcs: linked lists per record
+        # out arcs: linked lists per record, in ascending group order (_link_arcs links the
+        # group-major arcs from the last)
+        gs = np.repeat(np.arange(self.G, dtype=np.int64), np.diff(ptr))
         self.arc_u = _grow(ys, 2 * len(ys) + 16, fill=None, dtype=np.int64)
         self.arc_g = _grow(gs, 2 * len(ys) + 16, fill=None, dtype=np.int64)
         self.arc_next = np.empty(len(self.arc_u), dtype=np.int64)  # _link_arcs / _add_arcs write before reading
