@@ -24,7 +24,8 @@ this original*. :func:`audit` establishes, in this order:
    range, or ``*``; in a freeform release an exact range that need not be a node, and a
    value set ``{a,b}``, read into a :class:`~ktype.freeform_release.FreeformRelease`).
    Rows whose cells all read ``*`` are published rows like any other (with their
-   sensitive values), never "suppressed".
+   sensitive values), never "suppressed". A column's unreadable labels are one finding,
+   however many (:func:`_label_findings`).
 3. **Counts.** ``published rows = input records − suppressed``: the release has at most as
    many rows as the original, and when metadata is present its counts match.
 4. **Generalization.** There is a one-to-one assignment of published rows to distinct
@@ -82,6 +83,9 @@ __all__ = ["Finding", "AuditReport", "audit", "parse_release", "models_from_meta
 
 #: at most this many rows / records / classes are listed per finding
 MAX_LISTED = 20
+#: a column's unreadable labels are one finding quoting the first this many, each cut to EXAMPLE_CHARS
+MAX_EXAMPLES = 5
+EXAMPLE_CHARS = 40
 
 
 @dataclass
@@ -93,10 +97,14 @@ class Finding:
     rows: list[int] = field(default_factory=list)
     records: list[int] = field(default_factory=list)
     classes: list[dict[str, Any]] = field(default_factory=list)
+    #: how many distinct published values the finding stands for (``labels``: unreadable labels of one column)
+    count: int = 0
+    #: the first of those values in file order, cut to :data:`EXAMPLE_CHARS` (untrusted text of the release)
+    examples: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"check": self.check, "reason": self.reason}
-        for key in ("rows", "records", "classes"):
+        for key in ("rows", "records", "classes", "count", "examples"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
         return out
@@ -174,19 +182,57 @@ def _label_intervals(dataset: Dataset, published: pd.DataFrame, freeform: bool =
                 try:
                     ulo[u], uhi[u] = h.parse_label(key)  # the label grammar of docs/guide.md ("*" included)
                 except HierarchyError as e:
-                    hint = (" (a value set or a range that is no hierarchy node is a freeform cell: give --recoding "
-                            "freeform / recoding='freeform' if this is a freeform release)"
-                            if key.startswith(("{", "[")) else "")
-                    bad.append((u, f"cannot be read: {e}{hint}"))
-        for u, why in bad:
-            rows = np.flatnonzero(codes == u)
-            findings.append(Finding("labels", f"Column {col!r}: published value {keys[u]!r} {why}",
-                                    rows=[int(i) for i in rows[:MAX_LISTED]]))
+                    bad.append((u, f"cannot be read: {e}"))
+        findings += _label_findings(str(col), keys, codes, bad, freeform=is_range is not None)
         ok = np.ones(len(keys), dtype=bool)
         ok[[u for u, _ in bad]] = False
         lo[:, j] = np.where(ok, ulo, 0)[codes]
         hi[:, j] = np.where(ok, uhi, h.size - 1)[codes]
     return lo, hi, sets, findings
+
+
+def _shown(text: str, limit: int = EXAMPLE_CHARS) -> str:
+    """Untrusted text of the release file as a finding quotes it: cut to ``limit`` characters."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _label_findings(
+    col: str, keys: list[str], codes: np.ndarray, bad: list[tuple[int, str]], *, freeform: bool
+) -> list[Finding]:
+    """The ``labels`` finding of one column: its distinct published labels ``bad`` (index into
+    ``keys``, reason) that cannot be read, as one finding however many there are (a release
+    checked against another hierarchy than its own has thousands): their exact number and
+    rows, the first :data:`MAX_EXAMPLES` in file order (``pd.factorize`` numbers labels by
+    first appearance), the reason for the first and what to give. Labels are quoted with
+    ``repr`` (control characters escaped) and cut to :data:`EXAMPLE_CHARS`, reasons to a few
+    lines: they are the untrusted file's text."""
+    if not bad:
+        return []
+    bad = sorted(bad)
+    unreadable = np.zeros(len(keys), dtype=bool)
+    unreadable[[u for u, _ in bad]] = True
+    rows = np.flatnonzero(unreadable[codes])  # every row of every unreadable label, in file order
+    _, why = bad[0]
+    why = _shown(why, 8 * EXAMPLE_CHARS)
+    fix = ""
+    if not freeform and any(keys[u].startswith(("{", "[")) for u, _ in bad):
+        fix = (
+            " (a value set or a range that is no hierarchy node is a freeform cell: give --recoding freeform / "
+            "recoding='freeform' if this is a freeform release)"
+        )
+    examples = [_shown(keys[u]) for u, _ in bad[:MAX_EXAMPLES]]
+    if len(bad) == 1:
+        reason = f"Column {col!r}: published value {examples[0]!r} {why}{fix}"
+    else:
+        cut = f" (the first {MAX_EXAMPLES} in file order)" if len(bad) > MAX_EXAMPLES else ""
+        reason = (
+            f"Column {col!r}: {len(bad)} distinct published labels, in {len(rows)} rows, cannot be read as "
+            f"values of its hierarchy, e.g. {', '.join(repr(e) for e in examples)}{cut}; the first "
+            f"{why.rstrip('.')}{fix}. "
+            f"If the release was made with another hierarchy for {col!r}, give that one: -H {col}=FILE on the "
+            f"command line, hierarchies={{{col!r}: ...}} in Python."
+        )
+    return [Finding("labels", reason, rows=[int(i) for i in rows[:MAX_LISTED]], count=len(bad), examples=examples)]
 
 
 def _looks_freeform(dataset: Dataset, published: pd.DataFrame) -> bool:
