@@ -277,7 +277,9 @@ class ConsistencyGraph:
         elif r <= 1:
             cnt = stop - start
         else:
-            cnt = _K._count_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop)
+            scan_box, orders, oid, start, stop = _narrowest_scans(xa, blo, bhi, scan_box, start, stop)
+            sblo, sbhi = np.ascontiguousarray(blo[scan_box]), np.ascontiguousarray(bhi[scan_box])
+            cnt = _K._count_type_edges(xa, orders, oid, sblo, sbhi, start, stop)
         ptr = np.zeros(len(cnt) + 1, dtype=np.int64)
         np.cumsum(cnt, out=ptr[1:])
         E = int(ptr[-1])
@@ -289,7 +291,7 @@ class ConsistencyGraph:
             out = np.arange(E, dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
         else:
             out = np.empty(E, dtype=np.int64)
-            _K._fill_type_edges(xa, np.ascontiguousarray(sblo), np.ascontiguousarray(sbhi), start, stop, ptr, out)
+            _K._fill_type_edges(xa, orders, oid, sblo, sbhi, start, stop, ptr, out)
         eb = np.repeat(scan_box, cnt)
         order = np.lexsort((eb, out))
         self.edge_orig = out[order]
@@ -554,6 +556,44 @@ class ConsistencyGraph:
 # ------------------------------------------------------------------------------- public API
 #: the graph lent by :func:`shared_graph` in this context, with its release (checked by identity)
 _LENT: ContextVar[tuple[Release, ConsistencyGraph] | None] = ContextVar("ktype_lent_graph", default=None)
+
+
+def _narrowest_scans(
+    xa: np.ndarray, blo: np.ndarray, bhi: np.ndarray, scan_box: np.ndarray, start: np.ndarray, stop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per box type, the cheapest way to list its candidate original types.
+
+    ``xa`` holds the original types sorted by all columns; ``scan_box, start, stop`` are
+    scan rows on that order (one per box, or one per (box, pivot value)). Each box keeps
+    them unless one column's sorted order holds fewer types inside the box's range on that
+    column; then it scans that range instead. Returns ``(scan_box, orders, oid, start,
+    stop)``: scan row s reads ``orders[oid[s], start[s]:stop[s]]`` (``orders[r]`` is the
+    types' own order).
+    """
+    A, r = xa.shape
+    B = len(blo)
+    orders = np.empty((r + 1, A), dtype=np.int64)
+    orders[r] = np.arange(A)
+    width = np.empty((r, B), dtype=np.int64)
+    first = np.empty((r, B), dtype=np.int64)
+    for c in range(r):  # loop over columns
+        o = np.argsort(xa[:, c], kind="stable")
+        orders[c] = o
+        vs = xa[o, c]
+        first[c] = np.searchsorted(vs, blo[:, c], "left")
+        width[c] = np.maximum(np.searchsorted(vs, bhi[:, c], "right") - first[c], 0)
+    col = np.argmin(width, axis=0)  # ties: the first column
+    best = width[col, np.arange(B)]
+    own = np.bincount(scan_box, weights=stop - start, minlength=B)
+    by_col = best < own
+    keep = ~by_col[scan_box]
+    boxes = np.flatnonzero(by_col)
+    scan_box = np.concatenate([scan_box[keep], boxes])
+    oid = np.concatenate([np.full(int(keep.sum()), r, dtype=np.int64), col[boxes].astype(np.int64)])
+    s0 = first[col[boxes], boxes]
+    start = np.concatenate([start[keep], s0]).astype(np.int64)
+    stop = np.concatenate([stop[keep], s0 + best[boxes]]).astype(np.int64)
+    return scan_box, orders, oid, start, stop
 
 
 def consistency_graph(release: Release) -> ConsistencyGraph:

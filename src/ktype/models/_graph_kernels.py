@@ -13,46 +13,46 @@ from numba import prange
 from .._jit import njit
 
 
-@njit(parallel=True)
-def _count_type_edges(xa, blo, bhi, start, stop):  # pragma: no cover - compiled
-    """Pass 1: number of original types consistent with each box type.
+@njit
+def _in_ranges(xa, a, blo, bhi, s):  # pragma: no cover - compiled
+    """Whether original type ``a`` lies in the ranges of scan row ``s`` (every column)."""
+    for col in range(xa.shape[1]):
+        v = xa[a, col]
+        if v < blo[s, col] or v > bhi[s, col]:
+            return False
+    return True
 
-    ``xa`` rows are sorted by column 0, and ``[start[b], stop[b])`` is the range of types
-    whose column 0 lies inside box ``b``; only the other columns are tested.
+
+@njit(parallel=True)
+def _count_type_edges(xa, orders, oid, blo, bhi, start, stop):  # pragma: no cover - compiled
+    """Pass 1: number of original types inside the ranges of each scan row.
+
+    Scan row ``s`` reads the types ``orders[oid[s], start[s]:stop[s]]`` (a range of one
+    sorted order: the one column, or the (pivot, second column) key, that holds the fewest
+    candidates for its box) and tests every column.
     """
-    nb = blo.shape[0]
-    r = xa.shape[1]
-    cnt = np.zeros(nb, dtype=np.int64)
-    for b in prange(nb):
+    ns = blo.shape[0]
+    cnt = np.zeros(ns, dtype=np.int64)
+    for s in prange(ns):
+        o = orders[oid[s]]
         c = 0
-        for a in range(start[b], stop[b]):
-            ok = True
-            for col in range(1, r):
-                v = xa[a, col]
-                if v < blo[b, col] or v > bhi[b, col]:
-                    ok = False
-                    break
-            if ok:
+        for t in range(start[s], stop[s]):
+            if _in_ranges(xa, o[t], blo, bhi, s):
                 c += 1
-        cnt[b] = c
+        cnt[s] = c
     return cnt
 
 
 @njit(parallel=True)
-def _fill_type_edges(xa, blo, bhi, start, stop, ptr, out):  # pragma: no cover - compiled
-    """Pass 2: write the consistent original types of box ``b`` at ``out[ptr[b]:ptr[b+1]]``."""
-    nb = blo.shape[0]
-    r = xa.shape[1]
-    for b in prange(nb):
-        p = ptr[b]
-        for a in range(start[b], stop[b]):
-            ok = True
-            for col in range(1, r):
-                v = xa[a, col]
-                if v < blo[b, col] or v > bhi[b, col]:
-                    ok = False
-                    break
-            if ok:
+def _fill_type_edges(xa, orders, oid, blo, bhi, start, stop, ptr, out):  # pragma: no cover - compiled
+    """Pass 2: write the types counted by :func:`_count_type_edges` at ``out[ptr[s]:ptr[s+1]]``."""
+    ns = blo.shape[0]
+    for s in prange(ns):
+        o = orders[oid[s]]
+        p = ptr[s]
+        for t in range(start[s], stop[s]):
+            a = o[t]
+            if _in_ranges(xa, a, blo, bhi, s):
                 out[p] = a
                 p += 1
 
