@@ -192,12 +192,21 @@ def test_match_graph_grown_by_upgrades_equals_a_fresh_graph(seed):
     rng = np.random.default_rng(seed)
     LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
     g = MatchGraph(p.X, LO.copy(), HI.copy())
-    cap0 = (len(g.arc_u), len(g.gin_idx), len(g.gin_ptr))
+    cap0 = len(g.gin_idx)
     for i, j in zip(rng.integers(0, ds.n, 400), rng.integers(0, ds.n, 400)):
         lo, hi = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
         LO[i], HI[i] = lo, hi
         g.set_row(int(i), lo, hi)
-    assert len(g.arc_u) > cap0[0] and len(g.gin_idx) > cap0[1]  # the growth paths ran
+    assert len(g.gin_idx) > cap0  # the growth paths ran
+    # the adjacency equals scipy's from the arc list (rows: records' arcs, then groups' members)
+    from scipy.sparse import csr_matrix
+
+    n, G, E = ds.n, g.G, g.n_gin
+    rows = np.concatenate([g.gin_idx[:E], g.gid + n])
+    cols = np.concatenate([g.arc_g[:E] + n, np.arange(n)])
+    ref = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n + G, n + G))
+    A = g.csr()
+    assert (A.indptr == ref.indptr).all() and (A.indices == ref.indices).all()
     fresh = MatchGraph(p.X, LO.copy(), HI.copy())
     adj = consistency(p.X, LO, HI)
     for i in range(ds.n):

@@ -778,12 +778,14 @@ def degrees_indexed(U, perm, vals, dptr, didx, glo, ghi, gcount):
 
 
 @njit(parallel=True)
-def box_members_csr(U, perm, vals, dptr, didx, glo, ghi):
-    """The records inside each distinct box g, as CSR: ``idx[ptr[g]:ptr[g + 1]]`` ascending.
+def box_members_csr(U, perm, vals, dptr, didx, glo, ghi, room):
+    """The records inside each distinct box g, as CSR: ``idx[ptr[g]:ptr[g + 1]]`` ascending,
+    and ``grp[t]`` the box of entry t.
 
     Groups are scanned in parallel, each along its narrowest attribute over the distinct
     records (:func:`scan_index`, :func:`_scan_box`): once to size the segments, once to
-    fill and sort them.
+    fill and sort them. ``idx`` and ``grp`` have room for ``room * E + 16`` entries (E
+    filled), for a caller that appends.
     """
     G = glo.shape[0]
     ptr = np.zeros(G + 1, dtype=np.int64)
@@ -794,7 +796,8 @@ def box_members_csr(U, perm, vals, dptr, didx, glo, ghi):
         ptr[g + 1] = _expanded_size(buf, c, dptr)
     for g in range(G):
         ptr[g + 1] += ptr[g]
-    idx = np.empty(ptr[G], dtype=np.int64)
+    idx = np.empty(room * ptr[G] + 16, dtype=np.int64)
+    grp = np.empty(room * ptr[G] + 16, dtype=np.int64)
     for g in prange(G):
         _, s, e = _scan_range(vals, glo[g], ghi[g])
         buf = np.empty(max(e - s, 0), dtype=np.int64)
@@ -802,7 +805,8 @@ def box_members_csr(U, perm, vals, dptr, didx, glo, ghi):
         seg = idx[ptr[g] : ptr[g + 1]]
         _expand(buf, c, dptr, didx, seg)
         seg.sort()
-    return ptr, idx
+        grp[ptr[g] : ptr[g + 1]] = g
+    return ptr, idx, grp
 
 
 @njit(parallel=True)

@@ -60,22 +60,18 @@ class MatchGraph:
         n = self.n
         glo, ghi, gid, _ = unique_boxes(LO, HI)
         self.index = scan_index(X)
-        ptr, ys = box_members_csr(*self.index, glo, ghi)  # per group, its records ascending
+        # gin: records inside each group's box (CSR by group, ascending, append-only), with
+        # room to grow; entry e is also the arc (gin_idx[e] -> group arc_g[e])
+        ptr, self.gin_idx, self.arc_g = box_members_csr(*self.index, glo, ghi, 2)
         self.G = len(glo)
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
-        # gin: records inside each group's box (CSR by group, append-only)
-        self.gin_idx = _grow(ys, 2 * len(ys) + 16, fill=None)
         self.gin_ptr = _grow(ptr, 2 * self.G + 16)
-        self.n_gin = len(ys)
+        self.n_gin = int(ptr[-1])
         # out arcs: linked lists per record, in ascending group order (_link_arcs links the
         # group-major arcs from the last)
-        gs = np.repeat(np.arange(self.G, dtype=np.int64), np.diff(ptr))
-        self.arc_u = _grow(ys, 2 * len(ys) + 16, fill=None, dtype=np.int64)
-        self.arc_g = _grow(gs, 2 * len(ys) + 16, fill=None, dtype=np.int64)
-        self.arc_next = np.empty(len(self.arc_u), dtype=np.int64)  # _link_arcs / _add_arcs write before reading
+        self.arc_next = np.empty(len(self.gin_idx), dtype=np.int64)  # _link_arcs / _add_arcs write before reading
         self.out_head = np.full(n, -1, dtype=np.int64)
-        self.n_arcs = len(ys)
-        _link_arcs(self.arc_u, self.arc_next, self.out_head, self.n_arcs)
+        _link_arcs(self.gin_idx, self.arc_next, self.out_head, self.n_gin)
         # members: doubly linked lists per group
         self.gid = gid.copy()
         self.mem_head = np.full(len(self.gin_ptr), -1, dtype=np.int64)
@@ -111,17 +107,13 @@ class MatchGraph:
             self.mem_head = _grow(self.mem_head, len(self.gin_ptr), fill=-1)
             self.gstamp = _grow(self.gstamp, len(self.gin_ptr))
         if self.n_gin + s > len(self.gin_idx):
-            self.gin_idx = _grow(self.gin_idx, 2 * (self.n_gin + s), fill=None)
-        if self.n_arcs + s > len(self.arc_u):
-            cap = 2 * (self.n_arcs + s)
-            self.arc_u = _grow(self.arc_u, cap, fill=None)
+            cap = 2 * (self.n_gin + s)
+            self.gin_idx = _grow(self.gin_idx, cap, fill=None)
             self.arc_g = _grow(self.arc_g, cap, fill=None)
             self.arc_next = _grow(self.arc_next, cap, fill=None)
-        self.gin_idx[self.n_gin : self.n_gin + s] = mem
         self.gin_ptr[g + 1] = self.gin_ptr[g] + s
+        _add_arcs(mem, g, self.gin_idx, self.arc_g, self.arc_next, self.out_head, self.n_gin)
         self.n_gin += s
-        _add_arcs(mem, g, self.arc_u, self.arc_g, self.arc_next, self.out_head, self.n_arcs)
-        self.n_arcs += s
         self.G += 1
         self._index[key] = g
         return g
@@ -131,14 +123,14 @@ class MatchGraph:
         return box_members_indexed(*self.index, lo, hi)
 
     def csr(self) -> csr_matrix:
-        """Adjacency of the grouped digraph (nodes: records 0..n-1, then groups)."""
-        n = self.n
-        ys = self.arc_u[: self.n_arcs]
-        gs = self.arc_g[: self.n_arcs] + n
-        rows = np.concatenate([ys, self.gid + n])
-        cols = np.concatenate([gs, np.arange(n, dtype=np.int64)])
-        N = n + self.G
-        return csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(N, N))
+        """Adjacency of the grouped digraph (nodes: records 0..n-1, then groups), each row's
+        columns ascending: a record's arcs were added in ascending group order, a group's
+        members are listed by row number."""
+        N = self.n + self.G
+        indptr, indices = _grouped_csr(self.gin_idx, self.arc_g, self.n_gin, self.gid, self.n, self.G)
+        A = csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(N, N))
+        A.has_sorted_indices = True
+        return A
 
     def components(self) -> np.ndarray:
         """SCC label of each record (full recomputation, Algorithm 4 step 2)."""
@@ -183,6 +175,30 @@ def _grow(a: np.ndarray, cap: int, fill: int | None = 0, dtype: type | None = No
     out = np.empty(cap, dtype=dt) if fill is None else np.full(cap, fill, dtype=dt)
     out[: len(a)] = a
     return out
+
+
+@njit
+def _grouped_csr(arc_u, arc_g, n_arcs, gid, n, G):
+    """CSR of the grouped digraph: arcs ``arc_u[e] -> n + arc_g[e]`` in arc order, then
+    ``n + gid[j] -> j`` in row order (a counting sort by source)."""
+    indptr = np.zeros(n + G + 1, dtype=np.int64)
+    for e in range(n_arcs):
+        indptr[arc_u[e] + 1] += 1
+    for j in range(n):
+        indptr[n + gid[j] + 1] += 1
+    for u in range(n + G):
+        indptr[u + 1] += indptr[u]
+    indices = np.empty(n_arcs + n, dtype=np.int64)
+    fill = indptr[:-1].copy()
+    for e in range(n_arcs):
+        u = arc_u[e]
+        indices[fill[u]] = n + arc_g[e]
+        fill[u] += 1
+    for j in range(n):
+        u = n + gid[j]
+        indices[fill[u]] = j
+        fill[u] += 1
+    return indptr, indices
 
 
 @njit
