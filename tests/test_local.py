@@ -249,6 +249,25 @@ def test_match_graph_storage_equals_brute_force(seed):
         assert arcs == [b for b in range(g.G) if y in set(boxes[b].tolist())]
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_degrees_indexed_equals_brute_force(seed):
+    """Algorithm 3's starting degrees: for each record, the number of rows whose box holds it
+    (boxes scanned in parallel chunks, so more boxes than chunks)."""
+    from ktype.algorithms.local._core import plus_box, unique_boxes
+    from ktype.algorithms.local._kernels import degrees_indexed, scan_index
+
+    ds = random_dataset(seed, n=120, r=3, m=9)
+    p = Problem.from_dataset(ds)
+    rng = np.random.default_rng(seed)
+    LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
+    for i, j in zip(rng.integers(0, ds.n, 150), rng.integers(0, ds.n, 150)):
+        LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    glo, ghi, _, cnt = unique_boxes(LO, HI)
+    assert len(glo) > 16
+    deg = degrees_indexed(*scan_index(p.X), glo, ghi, cnt)
+    assert (deg == consistency(p.X, LO, HI).sum(axis=1)).all()
+
+
 # ---------------------------------------------------------------------------- Alg 1 / Alg 2
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("k", [2, 3])

@@ -760,16 +760,27 @@ def box_members_indexed(U, perm, vals, dptr, didx, lo, hi):
     return out
 
 
-@njit
+@njit(parallel=True)
 def degrees_indexed(U, perm, vals, dptr, didx, glo, ghi, gcount):
-    """For each record y: Σ over distinct generalized records g containing X_y of count(g)."""
+    """For each record y: Σ over distinct generalized records g containing X_y of count(g).
+
+    The boxes are scanned in parallel chunks, each adding into its own row of counts
+    (integers: the sum does not depend on the chunking).
+    """
     nu = U.shape[0]
+    G = glo.shape[0]
+    nchunks = min(G, 16)
+    part = np.zeros((max(nchunks, 1), nu), dtype=np.int64)
+    for c in prange(nchunks):
+        buf = np.empty(nu, dtype=np.int64)
+        for g in range(c * G // nchunks, (c + 1) * G // nchunks):
+            h = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
+            for t in range(h):
+                part[c, buf[t]] += gcount[g]
     degd = np.zeros(nu, dtype=np.int64)
-    buf = np.empty(nu, dtype=np.int64)
-    for g in range(glo.shape[0]):
-        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
-        for t in range(c):
-            degd[buf[t]] += gcount[g]
+    for c in range(nchunks):
+        for d in range(nu):
+            degd[d] += part[c, d]
     deg = np.empty(dptr[nu], dtype=np.int64)
     for d in range(nu):
         for u in range(dptr[d], dptr[d + 1]):
