@@ -50,8 +50,9 @@ class MatchGraph:
 
     Storage (all append-only or linked lists, so an upgrade never rebuilds the graph):
     ``gin`` -- per group, the records inside its box (static: a group is a fixed box);
-    ``out`` -- per record, a linked list of the groups containing it; ``mem`` -- per group, a
-    doubly linked list of the rows currently generalized to it (``gid``).
+    ``out`` -- per record, a linked list of the groups containing it, whose arc e is the gin
+    entry e (record ``gin_idx[e]``, group ``arc_g[e]``); ``mem`` -- per group, a doubly
+    linked list of the rows currently generalized to it (``gid``).
     """
 
     def __init__(self, X: np.ndarray, LO: np.ndarray, HI: np.ndarray) -> None:
