@@ -221,20 +221,27 @@ def test_match_graph_grown_by_upgrades_equals_a_fresh_graph(seed):
                                     fresh.mem_head, fresh.mem_next)).all()
 
 
+def _grown_boxes(seed: int, n: int, m: int, upgrades: int) -> tuple[Dataset, Problem, np.ndarray, np.ndarray]:
+    """A random 3-attribute table whose rows' boxes grew by ``upgrades`` random merges."""
+    from ktype.algorithms.local._core import plus_box
+
+    ds = random_dataset(seed, n=n, r=3, m=m)
+    p = Problem.from_dataset(ds)
+    rng = np.random.default_rng(seed)
+    LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
+    for i, j in zip(rng.integers(0, n, upgrades), rng.integers(0, n, upgrades)):  # test setup
+        LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    return ds, p, LO, HI
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_match_graph_storage_equals_brute_force(seed):
     """A fresh MatchGraph's storage: each group's records (gin) ascending and exactly the
     records inside its box; each record's arc list in ascending group order, exactly the
     groups whose box holds it."""
-    from ktype.algorithms.local._core import plus_box
     from ktype.algorithms.local._matching import MatchGraph
 
-    ds = random_dataset(seed, n=60, r=3, m=6)
-    p = Problem.from_dataset(ds)
-    rng = np.random.default_rng(seed)
-    LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
-    for i, j in zip(rng.integers(0, ds.n, 200), rng.integers(0, ds.n, 200)):
-        LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    ds, p, LO, HI = _grown_boxes(seed, n=60, m=6, upgrades=200)
     g = MatchGraph(p.X, LO, HI)
     boxes = []
     for b in range(g.G):
@@ -253,15 +260,10 @@ def test_match_graph_storage_equals_brute_force(seed):
 def test_degrees_indexed_equals_brute_force(seed):
     """Algorithm 3's starting degrees: for each record, the number of rows whose box holds it
     (boxes scanned in parallel chunks, so more boxes than chunks)."""
-    from ktype.algorithms.local._core import plus_box, unique_boxes
+    from ktype.algorithms.local._core import unique_boxes
     from ktype.algorithms.local._kernels import degrees_indexed, scan_index
 
-    ds = random_dataset(seed, n=120, r=3, m=9)
-    p = Problem.from_dataset(ds)
-    rng = np.random.default_rng(seed)
-    LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
-    for i, j in zip(rng.integers(0, ds.n, 150), rng.integers(0, ds.n, 150)):
-        LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    _, p, LO, HI = _grown_boxes(seed, n=120, m=9, upgrades=150)
     glo, ghi, _, cnt = unique_boxes(LO, HI)
     assert len(glo) > 16
     deg = degrees_indexed(*scan_index(p.X), glo, ghi, cnt)
