@@ -40,7 +40,7 @@ from ._grouping import group_ids, lexsort_rows, pack_keys, run_starts
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL, value_keys
 from .exceptions import DataError, HierarchyError, InternalError
-from .release import FrozenDict, Release, _sort_codes, _stamped
+from .release import FrozenDict, Release, _box_columns, _stamped
 
 __all__ = ["FreeformRelease", "range_columns", "set_labels", "split_set_label", "escape_set_value", "parse_freeform_labels"]
 
@@ -266,17 +266,8 @@ class FreeformRelease(Release):
         # it directly (a rank of the exact content orders like the content itself); the parent
         # then only confirms the order, given the dense rank of (box, content) in it
         n = self.n
-        box = [self.suppressed.astype(np.int8)]
-        for j in range(self.r):
-            box.append(self.lo[:, j])
-            box.append(self.hi[:, j])
-        box += self._content_columns()
-        cols = list(box)
-        for c in self.dataset.sensitive:
-            cols.append(self.sensitive_codes(c))
-        if self.source is not None:
-            for c in self.dataset.insensitive:
-                cols.append(_sort_codes(self.dataset.data[c].to_numpy()[self.source]))
+        box = _box_columns(self.suppressed, self.lo, self.hi) + self._content_columns()
+        cols = box + self._tie_columns()
         order = lexsort_rows(cols) if n else np.zeros(0, dtype=np.int64)
         content = np.cumsum(run_starts(pack_keys(box), order)) - 1 if n else np.zeros(0, dtype=np.int64)
         want = None if self.source is None else self.source[order]

@@ -257,12 +257,8 @@ class Release:
         ``content`` (optional): a rank of each row's exact published QI content where the
         intervals ``lo``/``hi`` are only a coarser view of it (freeform cells); it follows the
         intervals in the sort key."""
-        box_cols: list[np.ndarray] = [self.suppressed.astype(np.int8)]
-        for j in range(self.r):
-            box_cols.append(self.lo[:, j])
-            box_cols.append(self.hi[:, j])
         if content is not None:
-            box_cols.append(np.asarray(content, dtype=np.int64))
+            content = np.asarray(content, dtype=np.int64)
         cols: list[np.ndarray]
         run_rank: np.ndarray | None = None
         run_len = np.zeros(0, dtype=np.int64)
@@ -276,12 +272,10 @@ class Release:
             run_len = np.diff(np.append(run, n))
             _, first_run, inv = np.unique(classes[run], return_index=True, return_inverse=True)
             first = run[first_run]  # the first row of each class
-            lo_f, hi_f = self.lo.take(first, axis=0), self.hi.take(first, axis=0)  # whole rows: no strided gathers
-            boxes = [self.suppressed[first].astype(np.int8)]
-            for j in range(self.r):
-                boxes += [lo_f[:, j], hi_f[:, j]]
+            # whole rows taken (no strided gathers per column)
+            boxes = _box_columns(self.suppressed[first], self.lo.take(first, axis=0), self.hi.take(first, axis=0))
             if content is not None:
-                boxes.append(box_cols[-1][first])
+                boxes.append(content[first])
             corder = lexsort_rows(boxes)
             # classes with equal boxes (every suppressed class, two clusters generalized alike)
             # share one rank, so their rows interleave by the other columns exactly as without
@@ -291,12 +285,10 @@ class Release:
             run_rank = crank[inv.ravel()]
             cols = []
         else:
-            cols = box_cols
-        for c in self.dataset.sensitive:
-            cols.append(self.sensitive_codes(c))
-        if self.source is not None:
-            for c in self.dataset.insensitive:
-                cols.append(_sort_codes(self.dataset.data[c].to_numpy()[self.source]))
+            cols = _box_columns(self.suppressed, self.lo, self.hi)
+            if content is not None:
+                cols.append(content)
+        cols += self._tie_columns()
         if run_rank is not None:
             if not cols and bool((run_rank[1:] >= run_rank[:-1]).all()):
                 cols = []  # the runs come in rank order and nothing else breaks ties: in order
@@ -315,6 +307,14 @@ class Release:
                   source=None if self.source is None else self.source[order],
                   published_sensitive=None if self.published_sensitive is None
                   else {c: v[order] for c, v in self.published_sensitive.items()})
+
+    def _tie_columns(self) -> list[np.ndarray]:
+        """The canonical order's columns after the published content: the sensitive values,
+        then (when the rows' sources are known) the insensitive values."""
+        cols = [self.sensitive_codes(c) for c in self.dataset.sensitive]
+        if self.source is not None:
+            cols += [_sort_codes(self.dataset.data[c].to_numpy()[self.source]) for c in self.dataset.insensitive]
+        return cols
 
     # ------------------------------------------------------------------ basic facts
     @property
@@ -548,6 +548,14 @@ def _stamped(provenance: dict[str, Any] | None) -> dict[str, Any]:
     prov.setdefault("created", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     prov.setdefault("versions", versions())
     return prov
+
+
+def _box_columns(suppressed: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
+    """The canonical order's leading columns: suppressed last, then each column's ``lo``, ``hi``."""
+    cols = [suppressed.astype(np.int8)]
+    for j in range(lo.shape[1]):  # loop over columns
+        cols += [lo[:, j], hi[:, j]]
+    return cols
 
 
 def _sort_codes(values: np.ndarray) -> np.ndarray:
