@@ -256,8 +256,6 @@ class ConsistencyGraph:
                 v = blo[scan_box, 0].astype(np.int64) + (np.arange(P, dtype=np.int64) - np.repeat(np.cumsum(nv) - nv, nv))
                 start = np.searchsorted(key01, v * M + blo[scan_box, 1], "left").astype(np.int64)
                 stop = np.maximum(np.searchsorted(key01, v * M + bhi[scan_box, 1], "right").astype(np.int64), start)
-        split = len(scan_box) != B
-        sblo, sbhi = (blo[scan_box], bhi[scan_box]) if split else (blo, bhi)
         bbits = None
         if bits is not None:
             bbits = np.empty((B,) + bits.shape[1:], dtype=np.uint64)
@@ -265,6 +263,8 @@ class ConsistencyGraph:
             is_set = np.array([int(c) in sets for c in perm], dtype=np.bool_)
         if bbits is not None:
             # every column (the pivot included) is re-tested: sets are not intervals
+            split = len(scan_box) != B
+            sblo, sbhi = (blo[scan_box], bhi[scan_box]) if split else (blo, bhi)
             S = len(scan_box)
             key_all = np.ascontiguousarray(np.column_stack([np.zeros(A, dtype=np.int32), xa]))
             lo_all = np.ascontiguousarray(np.column_stack([np.zeros(S, dtype=np.int32), sblo]))
