@@ -94,9 +94,9 @@ def _canonical_order(dataset: Dataset, s: np.ndarray,
     cols = [dataset.X[:, j] for j in range(dataset.r)] + [s]
     distinct = distinct or {}
     for c in dataset.identifiers + dataset.insensitive:
-        col = dataset.data[c]
-        if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
-            cols.append(_text_codes(col.to_numpy(), distinct.get(c)))
+        ints = distinct[c] if c in distinct else integer_distinct(dataset, c)
+        if ints is not None:
+            cols.append(_text_codes(dataset.data[c].to_numpy(), ints))
         else:
-            cols.append(_sort_codes(col.astype(str).to_numpy()).astype(np.int64))
+            cols.append(_sort_codes(dataset.data[c].astype(str).to_numpy()).astype(np.int64))
     return lexsort_rows(cols)
