@@ -166,7 +166,7 @@ def test_match_counts_equal_brute_force(seed):
     """The one-pass match counts that let Algorithm 5 skip k-concealed records equal the
     number of matches found by enumerating perfect matchings."""
     from ktype.algorithms.local._core import plus_box
-    from ktype.algorithms.local._matching import MatchGraph, graph_match_counts
+    from ktype.algorithms.local._matching import MatchGraph
 
     ds = random_dataset(seed, n=7, r=2, m=5)
     p = Problem.from_dataset(ds)
@@ -175,7 +175,7 @@ def test_match_counts_equal_brute_force(seed):
     for i, j in zip(rng.integers(0, ds.n, 9), rng.integers(0, ds.n, 9)):
         LO[i], HI[i] = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
     g = MatchGraph(p.X, LO.astype(np.int32), HI.astype(np.int32))
-    counts = graph_match_counts(g.components(), g.out_head, g.arc_next, g.arc_g, g.mem_head, g.mem_next)
+    counts = g.match_counts(g.components())
     assert (counts == brute_matches(consistency(p.X, LO, HI)).sum(axis=1)).all()
 
 
@@ -185,7 +185,7 @@ def test_match_graph_grown_by_upgrades_equals_a_fresh_graph(seed):
     as rows are upgraded to new boxes: the grown graph must answer like one built from scratch
     on the final boxes (neighbours of every record, SCCs, match counts)."""
     from ktype.algorithms.local._core import plus_box
-    from ktype.algorithms.local._matching import MatchGraph, graph_match_counts
+    from ktype.algorithms.local._matching import MatchGraph
 
     ds = random_dataset(seed, n=30, r=2, m=8)
     p = Problem.from_dataset(ds)
@@ -215,10 +215,9 @@ def test_match_graph_grown_by_upgrades_equals_a_fresh_graph(seed):
     assert (g.components() == lab).all()
     for i in range(ds.n):  # the incremental SCC search reads the groups' member lists (gin)
         assert sorted(g.component_of(i).tolist()) == np.flatnonzero(lab == lab[i]).tolist()
-    grown = graph_match_counts(g.components(), g.out_head, g.arc_next, g.arc_g, g.mem_head, g.mem_next)
+    grown = g.match_counts(g.components())
     assert (grown == brute_matches(adj).sum(axis=1)).all() if ds.n <= 9 else (
-        grown == graph_match_counts(fresh.components(), fresh.out_head, fresh.arc_next, fresh.arc_g,
-                                    fresh.mem_head, fresh.mem_next)).all()
+        grown == fresh.match_counts(fresh.components())).all()
 
 
 def _grown_boxes(seed: int, n: int, m: int, upgrades: int) -> tuple[Dataset, Problem, np.ndarray, np.ndarray]:
@@ -236,8 +235,8 @@ def _grown_boxes(seed: int, n: int, m: int, upgrades: int) -> tuple[Dataset, Pro
 
 @pytest.mark.parametrize("seed", range(4))
 def test_match_graph_storage_equals_brute_force(seed):
-    """A fresh MatchGraph's storage: each group's records (gin) ascending and exactly the
-    records inside its box; each record's arc list in ascending group order, exactly the
+    """A fresh MatchGraph's storage: each group's records (gin) exactly the records inside
+    its box, each once; each record's arc list in ascending group order, exactly the
     groups whose box holds it."""
     from ktype.algorithms.local._matching import MatchGraph
 
@@ -247,13 +246,31 @@ def test_match_graph_storage_equals_brute_force(seed):
     for b in range(g.G):
         lo, hi = LO[g.gid == b][0], HI[g.gid == b][0]
         boxes.append(np.flatnonzero(((p.X >= lo) & (p.X <= hi)).all(axis=1)))
-        assert g.gin_idx[g.gin_ptr[b] : g.gin_ptr[b + 1]].tolist() == boxes[b].tolist()
+        assert sorted(g.gin_idx[g.gin_ptr[b] : g.gin_ptr[b + 1]].tolist()) == boxes[b].tolist()
     for y in range(ds.n):
         arcs, e = [], g.out_head[y]
         while e >= 0:
             arcs.append(int(g.arc_g[e]))
             e = g.arc_next[e]
         assert arcs == [b for b in range(g.G) if y in set(boxes[b].tolist())]
+
+
+@pytest.mark.parametrize("block", [1, 5, 40, 1 << 22])
+def test_box_members_csr_in_blocks_equals_brute_force(block):
+    """Each box's records from the blocked scan (blocks of one box, of a few, of all; a box
+    larger than the block; the distinct-record buffer growing) are exactly those inside it,
+    each once, with their box in ``grp``."""
+    from ktype.algorithms.local._core import unique_boxes
+    from ktype.algorithms.local._kernels import box_members_csr, scan_index
+
+    _, p, LO, HI = _grown_boxes(7, n=150, m=5, upgrades=300)
+    glo, ghi, _, _ = unique_boxes(LO, HI)
+    ptr, idx, grp = box_members_csr(*scan_index(p.X), glo, ghi, 2, block)
+    assert len(idx) == 2 * ptr[-1] + 16
+    for b in range(len(glo)):
+        seg = idx[ptr[b] : ptr[b + 1]]
+        assert sorted(seg.tolist()) == np.flatnonzero(((p.X >= glo[b]) & (p.X <= ghi[b])).all(axis=1)).tolist()
+        assert (grp[ptr[b] : ptr[b + 1]] == b).all()
 
 
 @pytest.mark.parametrize("seed", range(3))

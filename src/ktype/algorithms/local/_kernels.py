@@ -788,34 +788,75 @@ def degrees_indexed(U, perm, vals, dptr, didx, glo, ghi, gcount):
     return deg
 
 
-@njit(parallel=True)
-def box_members_csr(U, perm, vals, dptr, didx, glo, ghi, room):
-    """The records inside each distinct box g, as CSR: ``idx[ptr[g]:ptr[g + 1]]`` ascending,
-    and ``grp[t]`` the box of entry t.
+#: entries of the candidate buffer :func:`box_members_csr` scans into at once (32 MB)
+SCAN_BLOCK = 1 << 22
 
-    Groups are scanned in parallel, each along its narrowest attribute over the distinct
-    records (:func:`scan_index`, :func:`_scan_box`): once to size the segments, once to
-    fill and sort them. ``idx`` and ``grp`` have room for ``room * E + 16`` entries (E
-    filled), for a caller that appends.
+
+@njit
+def _keep_hits(dl, used, hits, off, nd, dstart, g0, g1):
+    """Append the hits of boxes ``g0:g1`` (``hits[off[g]:off[g] + nd[g]]``) to ``dl[:used]``,
+    growing it (outside the parallel kernel: numba's array analysis rejects the rebinding)."""
+    need = used
+    for g in range(g0, g1):
+        need += nd[g]
+    if need > dl.shape[0]:
+        grown = np.empty(max(2 * dl.shape[0], need), dtype=np.int64)
+        grown[:used] = dl[:used]
+        dl = grown
+    for g in range(g0, g1):
+        dstart[g] = used
+        dl[used : used + nd[g]] = hits[off[g] : off[g] + nd[g]]
+        used += nd[g]
+    return dl, used
+
+
+@njit(parallel=True)
+def box_members_csr(U, perm, vals, dptr, didx, glo, ghi, room, block):
+    """The records inside each distinct box g, as CSR: ``idx[ptr[g]:ptr[g + 1]]`` and
+    ``grp[t]`` the box of entry t.
+
+    Each box is scanned once, in parallel, along its narrowest attribute over the distinct
+    records (:func:`scan_index`, :func:`_scan_box`), in blocks of boxes whose candidate
+    ranges fit ``block`` entries (:data:`SCAN_BLOCK`; a larger box is a block of its own);
+    the distinct records found are kept, then expanded to their records. A segment lists
+    its distinct records in the scan's order, each with its records ascending: it is a
+    set, not sorted (its callers use it as one; sorting the segments cost more than the
+    scan). ``idx`` and ``grp`` have room for ``room * E + 16`` entries (E filled),
+    for a caller that appends.
     """
     G = glo.shape[0]
-    ptr = np.zeros(G + 1, dtype=np.int64)
+    rs = np.empty(G, dtype=np.int64)  # candidates of each box's scan
     for g in prange(G):
         _, s, e = _scan_range(vals, glo[g], ghi[g])
-        buf = np.empty(max(e - s, 0), dtype=np.int64)
-        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
-        ptr[g + 1] = _expanded_size(buf, c, dptr)
+        rs[g] = max(e - s, 0)
+    nd = np.zeros(G, dtype=np.int64)  # distinct records inside box g ...
+    dstart = np.zeros(G, dtype=np.int64)  # ... at dl[dstart[g]:dstart[g] + nd[g]]
+    dl = np.empty(max(block, 16), dtype=np.int64)
+    used = 0
+    hits = np.empty(max(block, rs.max() if G else 0, 1), dtype=np.int64)
+    off = np.zeros(G + 1, dtype=np.int64)  # within the block
+    g0 = 0
+    while g0 < G:
+        g1 = g0 + 1
+        off[g1] = rs[g0]
+        while g1 < G and off[g1] + rs[g1] <= hits.shape[0]:
+            off[g1 + 1] = off[g1] + rs[g1]
+            g1 += 1
+        for g in prange(g0, g1):
+            nd[g] = _scan_box(U, perm, vals, glo[g], ghi[g], hits[off[g] : off[g + 1]])
+        dl, used = _keep_hits(dl, used, hits, off, nd, dstart, g0, g1)
+        if g1 < G:
+            off[g1] = 0
+        g0 = g1
+    ptr = np.zeros(G + 1, dtype=np.int64)
+    for g in prange(G):
+        ptr[g + 1] = _expanded_size(dl[dstart[g] :], nd[g], dptr)
     for g in range(G):
         ptr[g + 1] += ptr[g]
     idx = np.empty(room * ptr[G] + 16, dtype=np.int64)
     grp = np.empty(room * ptr[G] + 16, dtype=np.int64)
     for g in prange(G):
-        _, s, e = _scan_range(vals, glo[g], ghi[g])
-        buf = np.empty(max(e - s, 0), dtype=np.int64)
-        c = _scan_box(U, perm, vals, glo[g], ghi[g], buf)
-        seg = idx[ptr[g] : ptr[g + 1]]
-        _expand(buf, c, dptr, didx, seg)
-        seg.sort()
+        _expand(dl[dstart[g] :], nd[g], dptr, didx, idx[ptr[g] : ptr[g + 1]])
         grp[ptr[g] : ptr[g + 1]] = g
     return ptr, idx, grp
 

@@ -40,7 +40,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..._jit import njit
 from ._core import consistent_pair, unique_boxes
-from ._kernels import box_members_csr, box_members_indexed, scan_index
+from ._kernels import SCAN_BLOCK, box_members_csr, box_members_indexed, scan_index
 
 __all__ = ["MatchGraph", "all_matches", "initial_order", "ordered_merge"]
 
@@ -61,9 +61,9 @@ class MatchGraph:
         n = self.n
         glo, ghi, gid, _ = unique_boxes(LO, HI)
         self.index = scan_index(X)
-        # gin: records inside each group's box (CSR by group, ascending, append-only), with
+        # gin: records inside each group's box (CSR by group, a set per group, append-only), with
         # room to grow; entry e is also the arc (gin_idx[e] -> group arc_g[e])
-        ptr, self.gin_idx, self.arc_g = box_members_csr(*self.index, glo, ghi, 2)
+        ptr, self.gin_idx, self.arc_g = box_members_csr(*self.index, glo, ghi, 2, SCAN_BLOCK)
         self.G = len(glo)
         self._index = {self._key(glo[g], ghi[g]): g for g in range(self.G)}  # loop over distinct boxes
         self.gin_ptr = _grow(ptr, 2 * self.G + 16)
@@ -137,6 +137,10 @@ class MatchGraph:
         """SCC label of each record (full recomputation, Algorithm 4 step 2)."""
         _, lab = connected_components(self.csr(), directed=True, connection="strong")
         return _relabel(lab[: self.n].astype(np.int64))
+
+    def match_counts(self, comp: np.ndarray) -> np.ndarray:
+        """Matches of every record given the SCC labels ``comp`` (:func:`graph_match_counts`)."""
+        return graph_match_counts(comp, self.gin_ptr, self.gin_idx, self.G, self.mem_head, self.mem_next)
 
     def neighbours(self, i: int) -> np.ndarray:
         """Rows j whose generalized record is consistent with record i (sorted; includes i)."""
@@ -387,26 +391,28 @@ def _graph_neighbours(i, out_head, arc_next, arc_g, mem_head, mem_next, buf):
 
 
 @njit
-def graph_match_counts(comp, out_head, arc_next, arc_g, mem_head, mem_next):
-    """For every record i, how many rows j are a match of it: ``R̄_j`` is consistent with
-    ``R_i`` (j is a member of a group whose box contains X_i; each row is a member of one
-    group) and j is in i's SCC. The count of :meth:`MatchGraph.neighbours` filtered by
-    ``comp``, for all records in one pass over the grouped graph (:func:`match_counts`
-    tests every pair)."""
-    n = out_head.shape[0]
-    out = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        c = 0
-        ci = comp[i]
-        e = out_head[i]
-        while e >= 0:
-            j = mem_head[arc_g[e]]
+def graph_match_counts(comp, gin_ptr, gin_idx, G, mem_head, mem_next):
+    """For every record y, how many rows j are a match of it: ``R̄_j`` is consistent with
+    ``R_y`` (j is a member of a group whose box contains X_y; each row is a member of one
+    group) and j is in y's SCC. The count of :meth:`MatchGraph.neighbours` filtered by
+    ``comp``, for all records in one pass over the groups' record lists (read in storage
+    order: walking each record's arcs instead jumps across the whole arc array);
+    :func:`match_counts` tests every pair."""
+    out = np.zeros(comp.shape[0], dtype=np.int64)
+    for g in range(G):
+        h = mem_head[g]
+        if h < 0:
+            continue
+        for t in range(gin_ptr[g], gin_ptr[g + 1]):
+            y = gin_idx[t]
+            cy = comp[y]
+            c = 0
+            j = h
             while j >= 0:
-                if comp[j] == ci:
+                if comp[j] == cy:
                     c += 1
                 j = mem_next[j]
-            e = arc_next[e]
-        out[i] = c
+            out[y] += c
     return out
 
 

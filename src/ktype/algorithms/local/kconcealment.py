@@ -32,7 +32,7 @@ from ..._jit import njit
 from ...exceptions import InfeasibleError, InternalError, InvalidParameterError
 from ._core import Problem, plus_box, plus_cost_delta, unique_boxes
 from ._kernels import alg2_all, alg3_run, closures_of_sets, degrees_indexed, pair_knn_distinct, scan_index, trie_order
-from ._matching import MatchGraph, _relabel, graph_match_counts, initial_order, ordered_merge
+from ._matching import MatchGraph, _relabel, initial_order, ordered_merge
 
 __all__ = [
     "optimal_k1",
@@ -396,7 +396,7 @@ def k_conceal(
     # Matches only grow (boxes only widen, SCCs only merge), so a record with k matches now
     # has them at its turn: only the others are visited (the rest would stop at once).
     g = st.graph
-    short = graph_match_counts(st.comp, g.out_head, g.arc_next, g.arc_g, g.mem_head, g.mem_next) < k
+    short = g.match_counts(st.comp) < k
     for t in np.flatnonzero(short[order]):  # sequential by nature: each upgrade changes later rows' matches
         _progress.update("k-concealment", int(t), n, "records")
         i = int(order[t])
