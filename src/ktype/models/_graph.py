@@ -279,7 +279,7 @@ class ConsistencyGraph:
         else:
             scan_box, orders, oid, start, stop = _narrowest_scans(xa, blo, bhi, scan_box, start, stop)
             sblo, sbhi = np.ascontiguousarray(blo[scan_box]), np.ascontiguousarray(bhi[scan_box])
-            cnt = _K._count_type_edges(xa, orders, oid, sblo, sbhi, start, stop)
+            cnt, out = _K.type_edges(xa, orders, oid, sblo, sbhi, start, stop)
         ptr = np.zeros(len(cnt) + 1, dtype=np.int64)
         np.cumsum(cnt, out=ptr[1:])
         E = int(ptr[-1])
@@ -289,13 +289,7 @@ class ConsistencyGraph:
         elif r <= 1:
             # single column: the edges are the whole searchsorted ranges
             out = np.arange(E, dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
-        else:
-            out = np.empty(E, dtype=np.int64)
-            _K._fill_type_edges(xa, orders, oid, sblo, sbhi, start, stop, ptr, out)
-        eb = np.repeat(scan_box, cnt)
-        order = np.lexsort((eb, out))
-        self.edge_orig = out[order]
-        self.edge_box = eb[order]
+        self.edge_orig, self.edge_box = _K._sort_type_edges(out, np.repeat(scan_box, cnt), A, B)
         self._edge_key = self.edge_orig * max(B, 1) + self.edge_box
         #: k -> k_factor(k), and the support of a k-factor flow once one is found
         self._k_factors: dict[int, tuple[bool, np.ndarray]] = {}

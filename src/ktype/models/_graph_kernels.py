@@ -1,5 +1,5 @@
-"""Compiled kernels of the consistency graph (:mod:`ktype.models._graph`): the two passes that
-count and list, per released box, the original record types it is consistent with.
+"""Compiled kernels of the consistency graph (:mod:`ktype.models._graph`): the scans that list,
+per released box, the original record types it is consistent with, and the sort of those edges.
 
 Kept in their own module so that importing the checkers imports no numba: the graph loads
 these kernels the first time it builds edges.
@@ -23,38 +23,64 @@ def _in_ranges(xa, a, blo, bhi, s):  # pragma: no cover - compiled
     return True
 
 
-@njit(parallel=True)
-def _count_type_edges(xa, orders, oid, blo, bhi, start, stop):  # pragma: no cover - compiled
-    """Pass 1: number of original types inside the ranges of each scan row.
+#: candidates a block of scan rows may hold (:func:`type_edges`): its buffer is 32 MB
+SCAN_BLOCK = 1 << 22
 
-    Scan row ``s`` reads the types ``orders[oid[s], start[s]:stop[s]]`` (a range of one
-    sorted order: the one column, or the (pivot, second column) key, that holds the fewest
-    candidates for its box) and tests every column.
+
+def type_edges(xa, orders, oid, blo, bhi, start, stop):
+    """Per scan row s, the original types inside its box among the candidates
+    ``orders[oid[s], start[s]:stop[s]]`` (a range of one sorted order: the one column, or
+    the (pivot, second column) key, that holds the fewest candidates for its box; every
+    column is tested). Returns ``(cnt, out)``: row s's types are
+    ``out[ptr[s]:ptr[s + 1]]`` with ``ptr`` the running sum of ``cnt``.
+
+    Each candidate is tested once: the rows are scanned in parallel, in blocks whose
+    candidates fit :data:`SCAN_BLOCK` entries (a larger row is a block of its own), and
+    each block's hits are compacted before the next.
     """
-    ns = blo.shape[0]
+    block = SCAN_BLOCK
+    ns = len(start)
+    width = np.maximum(stop - start, 0).astype(np.int64)
     cnt = np.zeros(ns, dtype=np.int64)
-    for s in prange(ns):
-        o = orders[oid[s]]
-        c = 0
-        for t in range(start[s], stop[s]):
-            if _in_ranges(xa, o[t], blo, bhi, s):
-                c += 1
-        cnt[s] = c
-    return cnt
+    hits = np.empty(max(block, int(width.max()) if ns else 0, 1), dtype=np.int64)
+    parts = []
+    s0 = 0
+    cum = np.concatenate([[0], np.cumsum(width)])
+    while s0 < ns:
+        # the longest run of rows from s0 whose candidates fit the buffer (at least one row)
+        s1 = max(int(np.searchsorted(cum, cum[s0] + len(hits), "right")) - 1, s0 + 1)
+        off = cum[s0:s1 + 1] - cum[s0]
+        _scan_type_block(xa, orders, oid, blo, bhi, start, stop, s0, s1, off, hits, cnt)
+        parts.append(_compact_hits(hits, off, cnt[s0:s1]))
+        s0 = s1
+    return cnt, (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
 
 
 @njit(parallel=True)
-def _fill_type_edges(xa, orders, oid, blo, bhi, start, stop, ptr, out):  # pragma: no cover - compiled
-    """Pass 2: write the types counted by :func:`_count_type_edges` at ``out[ptr[s]:ptr[s+1]]``."""
-    ns = blo.shape[0]
-    for s in prange(ns):
+def _scan_type_block(xa, orders, oid, blo, bhi, start, stop, s0, s1, off, hits, cnt):  # pragma: no cover - compiled
+    """Scan rows ``s0:s1``: row s writes its hits from ``hits[off[s - s0]]`` on and their
+    number into ``cnt[s]``."""
+    for s in prange(s0, s1):
         o = orders[oid[s]]
-        p = ptr[s]
+        p = off[s - s0]
+        c = 0
         for t in range(start[s], stop[s]):
             a = o[t]
             if _in_ranges(xa, a, blo, bhi, s):
-                out[p] = a
-                p += 1
+                hits[p + c] = a
+                c += 1
+        cnt[s] = c
+
+
+@njit
+def _compact_hits(hits, off, cnt):  # pragma: no cover - compiled
+    """The hits of a block's rows, one after the other."""
+    out = np.empty(cnt.sum(), dtype=np.int64)
+    p = 0
+    for s in range(cnt.shape[0]):
+        out[p : p + cnt[s]] = hits[off[s] : off[s] + cnt[s]]
+        p += cnt[s]
+    return out
 
 
 @njit
@@ -93,3 +119,33 @@ def _fill_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop, ptr, out):  #
             if _in_box(xa, a, blo, bhi, bits, is_set, b):
                 out[p] = a
                 p += 1
+
+
+@njit
+def _sort_type_edges(orig, box, A, B):  # pragma: no cover - compiled
+    """The edges ``(orig[e], box[e])`` sorted by original type, then box type (pairs are
+    distinct): two stable counting sorts, by box type and then by original type."""
+    E = orig.shape[0]
+    cnt = np.zeros(max(A, B) + 1, dtype=np.int64)
+    for e in range(E):
+        cnt[box[e] + 1] += 1
+    for b in range(B):
+        cnt[b + 1] += cnt[b]
+    by_box = np.empty(E, dtype=np.int64)
+    for e in range(E):
+        by_box[cnt[box[e]]] = e
+        cnt[box[e]] += 1
+    cnt[:] = 0
+    for e in range(E):
+        cnt[orig[e] + 1] += 1
+    for a in range(A):
+        cnt[a + 1] += cnt[a]
+    so = np.empty(E, dtype=np.int64)
+    sb = np.empty(E, dtype=np.int64)
+    for t in range(E):
+        e = by_box[t]
+        p = cnt[orig[e]]
+        so[p] = orig[e]
+        sb[p] = box[e]
+        cnt[orig[e]] = p + 1
+    return so, sb
