@@ -1,7 +1,8 @@
 """The consistency graph's type edges (the k-type checkers' input) against direct containment
 tests: every (original type, box type) pair whose box holds the type, once, sorted by original
-type then box type. The scan runs in blocks of candidates; tiny blocks (one scan row per block,
-rows larger than the block) must give the same edges as one block."""
+type then box type, for interval boxes and for freeform value sets. The scan runs in blocks of
+candidates; tiny blocks (one scan row per block, rows larger than the block) must give the same
+edges as one block."""
 
 from __future__ import annotations
 
@@ -33,8 +34,31 @@ def test_type_edges_equal_containment_for_any_block(monkeypatch, seed, block):
     rel = _release(seed)
     monkeypatch.setattr(graph_kernels, "SCAN_BLOCK", block)
     g = ConsistencyGraph(rel)
-    X, lo, hi = rel.dataset.X, np.asarray(rel.lo), np.asarray(rel.hi)
+    _assert_edges_are_containment(g, rel)
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 22])
+@pytest.mark.parametrize("seed", range(2))
+def test_type_edges_over_value_sets_equal_containment_for_any_block(monkeypatch, seed, block):
+    from ktype.algorithms import get_algorithm
+    from ktype.datasets.synthetic import census_dataset
+    from ktype.models.freeform import FreeformKAnonymity
+
+    ds = census_dataset(90, rng=seed)
+    rel = get_algorithm("freeform_sortgreedy").func(ds, FreeformKAnonymity(3), rng=seed, partition_size=20)
+    lo, hi, sets = rel.cells()
+    assert sets  # value-set columns: the freeform scan
+    monkeypatch.setattr(graph_kernels, "SCAN_BLOCK", block)
+    _assert_edges_are_containment(ConsistencyGraph(rel), rel)
+
+
+def _assert_edges_are_containment(g: ConsistencyGraph, rel) -> None:
+    X = rel.dataset.X
+    lo, hi, sets = rel.cells()
+    lo, hi = np.asarray(lo), np.asarray(hi)
     inside = ((X[:, None, :] >= lo[None]) & (X[:, None, :] <= hi[None])).all(axis=2)  # (original, released)
+    for j, member in sets.items():  # value-set columns: X[i, j] must be in row t's set
+        inside &= np.asarray(member)[:, X[:, j]].T
     i, t = np.nonzero(inside)
     want = np.unique(np.stack([g.orig_type[i], g.box_type[t]], axis=1), axis=0)
     got = np.stack([g.edge_orig, g.edge_box], axis=1)

@@ -237,7 +237,7 @@ class ConsistencyGraph:
         self.n_orig_types = A
         self.n_box_types = B
 
-        # type edges: two-pass CSR by box type, then sorted by (original type, box type)
+        # type edges: listed per scan row, then sorted by (original type, box type)
         key0 = np.ascontiguousarray(xa[:, 0])
         start = np.searchsorted(key0, blo[:, 0], "left").astype(np.int64)
         stop = np.searchsorted(key0, bhi[:, 0], "right").astype(np.int64)
@@ -273,22 +273,18 @@ class ConsistencyGraph:
             bits_all = np.ascontiguousarray(np.concatenate([np.zeros((S, 1, sbits.shape[2]), dtype=np.uint64), sbits],
                                                            axis=1))
             set_all = np.concatenate([[False], is_set])
-            cnt = _K._count_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop)
+            cnt, out = _K.type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop)
         elif r <= 1:
             cnt = stop - start
         else:
             scan_box, orders, oid, start, stop = _narrowest_scans(xa, blo, bhi, scan_box, start, stop)
             sblo, sbhi = np.ascontiguousarray(blo[scan_box]), np.ascontiguousarray(bhi[scan_box])
             cnt, out = _K.type_edges(xa, orders, oid, sblo, sbhi, start, stop)
-        ptr = np.zeros(len(cnt) + 1, dtype=np.int64)
-        np.cumsum(cnt, out=ptr[1:])
-        E = int(ptr[-1])
-        if bbits is not None:
-            out = np.empty(E, dtype=np.int64)
-            _K._fill_type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop, ptr, out)
-        elif r <= 1:
+        if bbits is None and r <= 1:
             # single column: the edges are the whole searchsorted ranges
-            out = np.arange(E, dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
+            ptr = np.zeros(len(cnt) + 1, dtype=np.int64)
+            np.cumsum(cnt, out=ptr[1:])
+            out = np.arange(int(ptr[-1]), dtype=np.int64) - np.repeat(ptr[:-1], cnt) + np.repeat(start, cnt)
         self.edge_orig, self.edge_box = _K._sort_type_edges(out, np.repeat(scan_box, cnt), A, B)
         self._edge_key = self.edge_orig * max(B, 1) + self.edge_box
         #: k -> k_factor(k), and the support of a k-factor flow once one is found

@@ -33,16 +33,31 @@ def type_edges(xa, orders, oid, blo, bhi, start, stop):
     the (pivot, second column) key, that holds the fewest candidates for its box; every
     column is tested). Returns ``(cnt, out)``: row s's types are
     ``out[ptr[s]:ptr[s + 1]]`` with ``ptr`` the running sum of ``cnt``.
-
-    Each candidate is tested once: the rows are scanned in parallel, in blocks whose
-    candidates fit :data:`SCAN_BLOCK` entries (a larger row is a block of its own), and
-    each block's hits are compacted before the next.
     """
-    block = SCAN_BLOCK
+    return _in_blocks(start, stop, lambda s0, s1, off, hits, cnt: _scan_type_block(
+        xa, orders, oid, blo, bhi, start, stop, s0, s1, off, hits, cnt))
+
+
+def type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):
+    """:func:`type_edges` for freeform releases: scan row s reads the types
+    ``start[s]:stop[s]`` of ``xa``'s own order, and set columns test membership in the
+    box's value set (``bits``)."""
+    return _in_blocks(start, stop, lambda s0, s1, off, hits, cnt: _scan_type_block_sets(
+        xa, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt))
+
+
+def _in_blocks(start, stop, scan):
+    """Run ``scan(s0, s1, off, hits, cnt)`` over blocks of scan rows and gather the hits.
+
+    Each candidate is tested once: a block is the longest run of rows whose candidates fit
+    :data:`SCAN_BLOCK` entries (a larger row is a block of its own); ``scan`` tests them in
+    parallel, row s writing from ``hits[off[s - s0]]`` on, and each block's hits are
+    compacted before the next.
+    """
     ns = len(start)
     width = np.maximum(stop - start, 0).astype(np.int64)
     cnt = np.zeros(ns, dtype=np.int64)
-    hits = np.empty(max(block, int(width.max()) if ns else 0, 1), dtype=np.int64)
+    hits = np.empty(max(SCAN_BLOCK, int(width.max()) if ns else 0, 1), dtype=np.int64)
     parts = []
     s0 = 0
     cum = np.concatenate([[0], np.cumsum(width)])
@@ -50,7 +65,7 @@ def type_edges(xa, orders, oid, blo, bhi, start, stop):
         # the longest run of rows from s0 whose candidates fit the buffer (at least one row)
         s1 = max(int(np.searchsorted(cum, cum[s0] + len(hits), "right")) - 1, s0 + 1)
         off = cum[s0:s1 + 1] - cum[s0]
-        _scan_type_block(xa, orders, oid, blo, bhi, start, stop, s0, s1, off, hits, cnt)
+        scan(s0, s1, off, hits, cnt)
         parts.append(_compact_hits(hits, off, cnt[s0:s1]))
         s0 = s1
     return cnt, (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
@@ -96,29 +111,16 @@ def _in_box(xa, a, blo, bhi, bits, is_set, b):  # pragma: no cover - compiled
 
 
 @njit(parallel=True)
-def _count_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):  # pragma: no cover - compiled
-    """Pass 1 for freeform releases: set columns test membership in the box's value set."""
-    nb = blo.shape[0]
-    cnt = np.zeros(nb, dtype=np.int64)
-    for b in prange(nb):
+def _scan_type_block_sets(xa, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt):  # pragma: no cover - compiled
+    """:func:`_scan_type_block` for freeform releases (see :func:`type_edges_sets`)."""
+    for b in prange(s0, s1):
+        p = off[b - s0]
         c = 0
         for a in range(start[b], stop[b]):
             if _in_box(xa, a, blo, bhi, bits, is_set, b):
+                hits[p + c] = a
                 c += 1
         cnt[b] = c
-    return cnt
-
-
-@njit(parallel=True)
-def _fill_type_edges_sets(xa, blo, bhi, bits, is_set, start, stop, ptr, out):  # pragma: no cover - compiled
-    """Pass 2 for freeform releases (see :func:`_count_type_edges_sets`)."""
-    nb = blo.shape[0]
-    for b in prange(nb):
-        p = ptr[b]
-        for a in range(start[b], stop[b]):
-            if _in_box(xa, a, blo, bhi, bits, is_set, b):
-                out[p] = a
-                p += 1
 
 
 @njit
