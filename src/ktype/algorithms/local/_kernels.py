@@ -279,26 +279,31 @@ def _sum_score(X, y, tab, aorder):
 @njit
 def _push_children(X, perm, nxt, tab, a, t, p, e, part, bound, stack_t, stack_s, stack_p, sp):
     """Push the children of the trie node ``[p, e)`` at depth t (runs of equal value of
-    attribute a) whose partial sum ``part + tab[a, v]`` is at most ``bound``, so that the
-    smallest values are popped first; returns the new stack size."""
+    attribute a) whose partial sum ``part + tab[a, v]`` is at most ``bound``, ordered so
+    that the cheapest is popped first (ties: the smaller value); returns the new stack size.
+
+    Cheapest first finds good candidates early, so the bound tightens sooner and more of
+    the trie is cut (the searches' results do not depend on the order: every node whose
+    partial sum can reach the bound is still visited).
+    """
     first = sp
     q = p
     while q < e:
         cp = part + tab[a, X[perm[q], a]]
         if cp <= bound:
-            stack_t[sp] = t + 1
-            stack_s[sp] = q
-            stack_p[sp] = cp
+            # insertion into stack[first:sp], kept by partial sum descending (the top is
+            # the cheapest); equal sums keep the larger value below
+            z = sp
+            while z > first and stack_p[z - 1] <= cp:
+                stack_t[z] = stack_t[z - 1]
+                stack_s[z] = stack_s[z - 1]
+                stack_p[z] = stack_p[z - 1]
+                z -= 1
+            stack_t[z] = t + 1
+            stack_s[z] = q
+            stack_p[z] = cp
             sp += 1
         q = nxt[t, q]
-    i0 = first
-    i1 = sp - 1
-    while i0 < i1:  # reverse: depth-first in value order
-        stack_t[i0], stack_t[i1] = stack_t[i1], stack_t[i0]
-        stack_s[i0], stack_s[i1] = stack_s[i1], stack_s[i0]
-        stack_p[i0], stack_p[i1] = stack_p[i1], stack_p[i0]
-        i0 += 1
-        i1 -= 1
     return sp
 
 
