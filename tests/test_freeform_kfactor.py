@@ -102,8 +102,12 @@ def _record_adjacency(ds: Dataset, rel: FreeformRelease) -> np.ndarray:
     return ((rel.lo[None, :] <= X[:, None]) & (X[:, None] <= rel.hi[None, :])).all(axis=2)
 
 
+@pytest.mark.parametrize("solver", ["ortools", "scipy"])
 @pytest.mark.parametrize("seed", range(60))
-def test_type_compressed_flow_equals_brute_force(seed):
+def test_type_compressed_flow_equals_brute_force(monkeypatch, seed, solver):
+    from ktype.models import _maxflow
+
+    monkeypatch.setattr(_maxflow, "BACKEND", solver)
     ds, rel = _random_release(seed)
     adj = _record_adjacency(ds, rel)
     g = consistency_graph(rel)
