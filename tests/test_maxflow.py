@@ -169,3 +169,93 @@ def test_a_full_flow_is_believed_only_once_checked(monkeypatch):
         ConsistencyGraph(view).k_factor(2)
     with pytest.raises(RuntimeError, match="not conserved or not of its value"):
         _ = ConsistencyGraph(view).flow
+
+
+def test_without_ortools_scipy_solves(monkeypatch):
+    """An install without the fast-audit extra: the backend is scipy, and a flow asked of scipy
+    never touches OR-Tools."""
+    import sys
+
+    for name in ("ortools", "ortools.graph", "ortools.graph.python", "ortools.graph.python.max_flow"):
+        monkeypatch.setitem(sys.modules, name, None)  # every import of it fails
+    assert _maxflow.backend() == "scipy"
+    tail, head, cap, N, s, t = _network(5)
+    value, flow = _maxflow.max_flow(tail, head, cap, N, s, t, solver="scipy")
+    _maxflow.check_flow(tail, head, cap, flow, N, s, t, value)
+    assert value == _brute_max_flow(tail, head, cap, N, s, t)
+
+
+def test_no_arcs_no_flow():
+    value, flow = _maxflow.max_flow(np.zeros(0), np.zeros(0), np.zeros(0), 2, 0, 1)
+    assert value == 0 and flow.dtype == np.int64 and flow.shape == (0,)
+
+
+def test_check_flow_names_each_fault():
+    """Over capacity, unconserved at one inner node only (the source still sends the value),
+    and a network whose last node is not the sink."""
+    # s=0 -> 1 -> 2 -> t=3, and a spare node 4 nobody enters
+    tail, head, cap = np.array([0, 1, 2, 4]), np.array([1, 2, 3, 0]), np.array([2, 2, 2, 0])
+    flow = np.array([2, 2, 2, 0])
+    _maxflow.check_flow(tail, head, cap, flow, 5, 0, 3, 2)  # valid; node 4 (the last) has no in-arc
+    with pytest.raises(RuntimeError, match="^the maximum-flow solver returned a flow outside the capacities$"):
+        _maxflow.check_flow(tail, head, cap, np.array([2, 3, 2, 0]), 5, 0, 3, 2)
+    unconserved = "^the maximum-flow solver returned a flow that is not conserved or not of its value$"
+    with pytest.raises(RuntimeError, match=unconserved):
+        _maxflow.check_flow(tail, head, cap, np.array([2, 1, 1, 0]), 5, 0, 3, 2)  # node 1 keeps a unit
+    # the source sends the value and the sink receives it, but node 4 makes a unit from nothing
+    tail4, head4, cap4 = np.array([0, 1, 2, 4]), np.array([1, 2, 3, 2]), np.array([2, 3, 2, 1])
+    with pytest.raises(RuntimeError, match=unconserved):
+        _maxflow.check_flow(tail4, head4, cap4, np.array([2, 2, 2, 1]), 5, 0, 3, 2)
+
+
+def test_a_failed_k_factor_is_solved_once_with_scipy(monkeypatch):
+    """With scipy as the solver, the short records of a failed k-factor come from its one flow."""
+    ds = census_dataset(30, rng=2)
+    rel = get_algorithm("freeform_sortgreedy").func(ds, FreeformKAnonymity(2), rng=2, partition_size=10)
+    view = SimpleNamespace(dataset=rel.dataset, lo=rel.lo, hi=rel.hi, source=None, cells=rel.cells)
+    calls = []
+    real = _maxflow.max_flow
+    monkeypatch.setattr(_maxflow, "BACKEND", "scipy")
+    monkeypatch.setattr(_maxflow, "max_flow", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    exists, short = ConsistencyGraph(view).k_factor(30)
+    assert not exists and short.all() and len(calls) == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_released_match_counts_equal_brute_force(seed):
+    """Per released row, the number of records it is a match of: the column sums of the
+    record-level matches (perfect matchings enumerated on a tiny release), hidden rows too."""
+    import pandas as pd
+
+    from ktype import Dataset
+    from ktype.models._graph import matches_from_adjacency
+    from ktype.release import Release
+
+    rng = np.random.default_rng(seed)
+    n = 6
+    df = pd.DataFrame({"a": rng.integers(0, 4, n), "b": rng.integers(0, 3, n)})
+    ds = Dataset(df, quasi_identifiers=["a", "b"], hierarchies={"a": "ordered", "b": "ordered"})
+    X, m = ds.X, np.asarray(ds.domain_sizes)
+    lo = rng.integers(0, X + 1)
+    hi = X + rng.integers(0, m - X)
+    rel = Release.build(ds, lo.astype(np.int32), hi.astype(np.int32), recoding="local")
+    g = ConsistencyGraph(rel)
+    adj = ((X[:, None, :] >= rel.lo[None]) & (X[:, None, :] <= rel.hi[None])).all(axis=2)
+    assert np.array_equal(g.released_match_counts(), matches_from_adjacency(adj).sum(axis=0))
+    assert np.array_equal(g.record_adjacency().toarray().astype(bool), adj)
+    labels, sizes = g.components()
+    assert sizes.dtype == np.int64 and sizes.sum() == n  # record counts, printed as integers
+    # a file without its last row: the hidden whole-domain row takes the last box type
+    short = SimpleNamespace(dataset=ds, lo=rel.lo[:-1], hi=rel.hi[:-1], source=None,
+                            cells=lambda: (rel.lo[:-1], rel.hi[:-1], {}))
+    gs = ConsistencyGraph(short)
+    full = np.concatenate([adj[:, :-1], np.ones((n, 1), dtype=bool)], axis=1)  # hidden: covers every record
+    assert np.array_equal(gs.record_adjacency().toarray().astype(bool), adj[:, :-1])
+    assert np.array_equal(gs.released_match_counts(), matches_from_adjacency(full).sum(axis=0)[:-1])
+    # boxes [0, x]: the hidden whole-domain row's box type is the last one (no published row has it)
+    lo0, hi0 = np.zeros_like(X)[:-1], X[:-1].copy()
+    first = SimpleNamespace(dataset=ds, lo=lo0, hi=hi0, source=None, cells=lambda: (lo0, hi0, {}))
+    gf = ConsistencyGraph(first)
+    assert gf.hidden_type == gf.n_box_types - 1  # (seeds 0-2: a type no published row has)
+    adj0 = (X[:, None, :] <= hi0[None]).all(axis=2)
+    assert np.array_equal(gf.record_adjacency().toarray().astype(bool), adj0)

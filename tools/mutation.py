@@ -55,8 +55,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [T + "test_diversity.py", T + "test_tcloseness.py", T + "test_ktype_models.py", T + "test_models_oracle.py"],
     ),
     "models_ktype": (
-        ["src/ktype/models/ktype_models.py", "src/ktype/models/_graph.py"],
-        [T + "test_ktype_models.py", T + "test_models_oracle.py"],
+        ["src/ktype/models/ktype_models.py", "src/ktype/models/_graph.py", "src/ktype/models/_maxflow.py"],
+        [T + "test_ktype_models.py", T + "test_models_oracle.py", T + "test_ktype_models_properties.py",
+         T + "test_consistency_graph_edges.py", T + "test_maxflow.py", T + "test_graph_factor_support.py",
+         T + "test_freeform_kfactor.py"],
     ),
     "models_freeform": (
         ["src/ktype/models/freeform.py"],
