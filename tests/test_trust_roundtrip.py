@@ -434,3 +434,25 @@ def test_set_labels_are_built_as_set_by_set(keys, data, few_separators):
         mp.setattr(ffr, "_SET_SEPARATORS", seps)
         got = ffr._distinct_set_labels(list(keys), sets)
     assert got.tolist() == [_set_label_by_set(list(keys), row) for row in sets]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_numeric_set_labels_are_read_as_label_by_label(data):
+    """Set labels of a numeric column (elements compared as numbers: ``01`` is 1, ``2.0`` is 2,
+    spaces around an element ignored, an unknown number refused) read as label by label."""
+    from ktype.freeform_release import parse_freeform_labels
+
+    h = Hierarchy.ordered(pd.Series(list(range(12))))
+    spell = st.sampled_from(["{}", "0{}", " {}", "{} ", "{}.0", "\t{}\u3000"])
+    elem = st.builds(lambda v, f: f.format(v), st.integers(0, 14), spell)
+    labels = data.draw(st.lists(st.lists(elem, min_size=1, max_size=4).map(lambda es: "{" + ",".join(es) + "}"),
+                                min_size=1, max_size=10, unique=True))
+    lo, hi, got_member, bad = parse_freeform_labels(h, False, labels)
+    want = _label_by_label(h, labels)
+    refused = {u for u, _ in bad}
+    for u, w in enumerate(want):
+        assert (u in refused) == (w is None), labels[u]
+        if w is not None:
+            assert set(np.flatnonzero(got_member[u]).tolist()) == w, labels[u]
+            assert (lo[u], hi[u]) == (min(w), max(w))

@@ -314,6 +314,11 @@ def _range_labels(h, lo: np.ndarray, hi: np.ndarray) -> list[str]:
     return labs[inv.ravel()].tolist()
 
 
+#: Python's ``str.strip()`` as a regular expression (every character ``str.isspace`` accepts)
+_WS = "".join(f"\\x{{{c:04x}}}" for c in range(0x3001) if chr(c).isspace())  # RE2's \x{hhhh}
+_STRIP = f"^[{_WS}]+|[{_WS}]+$"
+
+
 def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
                                                                              list[tuple[int, str]]]:
     """Read distinct published labels of one freeform column back (inverse of
@@ -326,9 +331,9 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
     columns read ``*``, a value, or ``{a,b,...}`` (escaped as in :func:`set_labels`), and a
     hierarchy label as the set of its leaves.
 
-    Set labels without a backslash (nearly all) are split and looked up all at once (pandas
-    string methods, one ``get_indexer`` over every element); the others, and the non-set
-    labels (few: values, ``*``, ranges), one by one.
+    Set labels without a backslash (nearly all) are split all at once (pyarrow) and each
+    distinct element is looked up once; the others, and the non-set labels (few: values,
+    ``*``, ranges), one by one.
     """
     U = len(labels)
     lo = np.zeros(U, dtype=np.int64)
@@ -342,12 +347,19 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
         fast = (ser.str.startswith("{") & ser.str.endswith("}") & (ser.str.len() > 2)
                 & ~body.str.contains(r"[\\{}]", regex=True)).to_numpy(dtype=bool)
         if fast.any():
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
             idx = np.flatnonzero(fast)
-            parts = body[fast].str.split(",").explode()
-            owner = idx[np.repeat(np.arange(len(idx)), body[fast].str.count(",").to_numpy() + 1)]
-            elems = parts.str.strip()
-            keys = elems.map(h._key) if h.numeric else elems
-            ranks = h._index.get_indexer(pd.Index(keys.to_numpy()))
+            # split every plain set label at once (pyarrow), then look up each distinct element once
+            lists = pc.split_pattern(pa.array(body[fast].to_numpy(dtype=object), type=pa.string()), ",")
+            owner = idx[pc.list_parent_indices(lists).to_numpy()]
+            stripped = pc.replace_substring_regex(pc.list_flatten(lists), _STRIP, "")  # str.strip()
+            enc = pc.dictionary_encode(stripped)
+            distinct = enc.dictionary.to_pylist()
+            keys = np.empty(len(distinct), dtype=object)
+            keys[:] = [h._key(e) for e in distinct] if h.numeric else distinct  # loop over distinct elements
+            ranks = h._index.get_indexer(pd.Index(keys))[enc.indices.to_numpy()]
             ok_lab = np.ones(U, dtype=bool)
             ok_lab[owner[ranks < 0]] = False
             good = ok_lab[owner]
