@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from ktype.algorithms import get_algorithm
 from ktype.datasets.synthetic import census_dataset
+from ktype.exceptions import InternalError
 from ktype.models import _maxflow
 from ktype.models._graph import ConsistencyGraph
 from ktype.models.freeform import FreeformKAnonymity
@@ -84,7 +85,7 @@ def test_check_flow_refuses_broken_flows():
     for bad, v in ((_with(flow, e, cap[e] + 1), value),  # over capacity (and not conserved)
                    (_with(flow, e, flow[e] - 1), value),  # not conserved
                    (flow, value + 1)):  # not of its value
-        with pytest.raises(RuntimeError):
+        with pytest.raises(InternalError):
             _maxflow.check_flow(tail, head, cap, bad, N, s, t, v)
 
 
@@ -165,9 +166,9 @@ def test_a_full_flow_is_believed_only_once_checked(monkeypatch):
         return int(cap[tail == s].sum()), np.zeros(len(tail), dtype=np.int64)
 
     monkeypatch.setattr(_maxflow, "max_flow", liar)
-    with pytest.raises(RuntimeError, match="not conserved or not of its value"):
+    with pytest.raises(InternalError, match="not conserved or not of its value"):
         ConsistencyGraph(view).k_factor(2)
-    with pytest.raises(RuntimeError, match="not conserved or not of its value"):
+    with pytest.raises(InternalError, match="not conserved or not of its value"):
         _ = ConsistencyGraph(view).flow
 
 
@@ -197,14 +198,14 @@ def test_check_flow_names_each_fault():
     tail, head, cap = np.array([0, 1, 2, 4]), np.array([1, 2, 3, 0]), np.array([2, 2, 2, 0])
     flow = np.array([2, 2, 2, 0])
     _maxflow.check_flow(tail, head, cap, flow, 5, 0, 3, 2)  # valid; node 4 (the last) has no in-arc
-    with pytest.raises(RuntimeError, match="^the maximum-flow solver returned a flow outside the capacities$"):
+    with pytest.raises(InternalError, match="^the maximum-flow solver returned a flow outside the capacities$"):
         _maxflow.check_flow(tail, head, cap, np.array([2, 3, 2, 0]), 5, 0, 3, 2)
     unconserved = "^the maximum-flow solver returned a flow that is not conserved or not of its value$"
-    with pytest.raises(RuntimeError, match=unconserved):
+    with pytest.raises(InternalError, match=unconserved):
         _maxflow.check_flow(tail, head, cap, np.array([2, 1, 1, 0]), 5, 0, 3, 2)  # node 1 keeps a unit
     # the source sends the value and the sink receives it, but node 4 makes a unit from nothing
     tail4, head4, cap4 = np.array([0, 1, 2, 4]), np.array([1, 2, 3, 2]), np.array([2, 3, 2, 1])
-    with pytest.raises(RuntimeError, match=unconserved):
+    with pytest.raises(InternalError, match=unconserved):
         _maxflow.check_flow(tail4, head4, cap4, np.array([2, 2, 2, 1]), 5, 0, 3, 2)
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import InternalError, InvalidParameterError
+
 __all__ = ["max_flow", "check_flow", "backend"]
 
 #: ``"auto"`` (OR-Tools when importable, else scipy), ``"ortools"`` or ``"scipy"``
@@ -58,13 +60,13 @@ def max_flow(tail: np.ndarray, head: np.ndarray, cap: np.ndarray, n_nodes: int, 
         arcs = net.add_arcs_with_capacity(tail.astype(np.int32), head.astype(np.int32), cap)
         status = net.solve(int(s), int(t))
         if status != net.OPTIMAL:
-            raise RuntimeError(f"OR-Tools max flow ended with status {status!r}")
+            raise InternalError(f"OR-Tools max flow ended with status {status!r}")
         return int(net.optimal_flow()), np.asarray(net.flows(arcs), dtype=np.int64)
     from scipy import sparse
     from scipy.sparse.csgraph import maximum_flow
 
     if len(cap) and cap.max() >= 2**31:
-        raise ValueError("scipy's maximum flow needs capacities below 2^31")
+        raise InvalidParameterError("scipy's maximum flow needs capacities below 2^31")
     G = sparse.csr_array((cap.astype(np.int32), (tail, head)), shape=(n_nodes, n_nodes))
     res = maximum_flow(G, int(s), int(t), method="dinic")
     F = sparse.csr_array(res.flow)
@@ -74,15 +76,16 @@ def max_flow(tail: np.ndarray, head: np.ndarray, cap: np.ndarray, n_nodes: int, 
 
 def check_flow(tail: np.ndarray, head: np.ndarray, cap: np.ndarray, flow: np.ndarray, n_nodes: int,
                s: int, t: int, value: int) -> None:
-    """Raise ``RuntimeError`` unless ``flow`` is a flow of ``value`` from s to t: within the
-    capacities, conserved at every other node (vectorized; independent of the solver)."""
+    """Raise :class:`~ktype.exceptions.InternalError` unless ``flow`` is a flow of ``value``
+    from s to t: within the capacities, conserved at every other node (vectorized; independent
+    of the solver)."""
     flow = np.asarray(flow, dtype=np.int64)
     if len(flow) != len(cap) or (flow < 0).any() or (flow > cap).any():
-        raise RuntimeError("the maximum-flow solver returned a flow outside the capacities")
+        raise InternalError("the maximum-flow solver returned a flow outside the capacities")
     out = np.bincount(tail, weights=flow, minlength=n_nodes)
     inn = np.bincount(head, weights=flow, minlength=n_nodes)
     net = np.rint(out - inn).astype(np.int64)
     others = np.ones(n_nodes, dtype=bool)
     others[[s, t]] = False
     if (net[others] != 0).any() or net[s] != value or net[t] != -value:
-        raise RuntimeError("the maximum-flow solver returned a flow that is not conserved or not of its value")
+        raise InternalError("the maximum-flow solver returned a flow that is not conserved or not of its value")
