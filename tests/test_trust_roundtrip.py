@@ -369,6 +369,22 @@ def _label_by_label(h, labels):
     return out
 
 
+def _assert_read_as_label_by_label(h, labels) -> np.ndarray:
+    """:func:`parse_freeform_labels` refuses exactly the labels the reference refuses and reads
+    the others to the same sets; returns the membership matrix."""
+    from ktype.freeform_release import parse_freeform_labels
+
+    lo, hi, got_member, bad = parse_freeform_labels(h, False, labels)
+    want = _label_by_label(h, labels)
+    refused = {u for u, _ in bad}
+    for u, w in enumerate(want):
+        assert (u in refused) == (w is None), labels[u]
+        if w is not None:
+            assert set(np.flatnonzero(got_member[u]).tolist()) == w, labels[u]
+            assert (lo[u], hi[u]) == (min(w), max(w))
+    return got_member
+
+
 _TRICKY = st.text(alphabet="a ,{}\\\x00\x01", min_size=1, max_size=3)
 
 
@@ -380,7 +396,6 @@ def test_distinct_labels_are_read_as_label_by_label(leaves, data):
     values holding commas, braces, backslashes, spaces and control characters, and edited
     labels (a character dropped or doubled), which must be refused exactly when the reference
     refuses."""
-    from ktype.freeform_release import parse_freeform_labels
 
     leaves = [v for v in dict.fromkeys(v.strip() for v in leaves) if v and not v.startswith("{")]
     assume(len(leaves) >= 2)
@@ -393,14 +408,7 @@ def test_distinct_labels_are_read_as_label_by_label(leaves, data):
         i = data.draw(st.integers(0, max(len(lab) - 1, 0)))
         labels += [lab[:i] + lab[i + 1:], lab[:i] + lab[i:i + 1] + lab[i:]]
     labels = list(dict.fromkeys(labels))
-    lo, hi, got_member, bad = parse_freeform_labels(h, False, labels)
-    want = _label_by_label(h, labels)
-    refused = {u for u, _ in bad}
-    for u, w in enumerate(want):
-        assert (u in refused) == (w is None), labels[u]
-        if w is not None:
-            assert set(np.flatnonzero(got_member[u]).tolist()) == w, labels[u]
-            assert (lo[u], hi[u]) == (min(w), max(w))
+    got_member = _assert_read_as_label_by_label(h, labels)
     for row, lab in zip(member, written):  # the written labels read back to their sets
         assert set(np.flatnonzero(row).tolist()) == set(np.flatnonzero(got_member[labels.index(lab)]).tolist())
 
@@ -441,18 +449,10 @@ def test_set_labels_are_built_as_set_by_set(keys, data, few_separators):
 def test_numeric_set_labels_are_read_as_label_by_label(data):
     """Set labels of a numeric column (elements compared as numbers: ``01`` is 1, ``2.0`` is 2,
     spaces around an element ignored, an unknown number refused) read as label by label."""
-    from ktype.freeform_release import parse_freeform_labels
 
     h = Hierarchy.ordered(pd.Series(list(range(12))))
     spell = st.sampled_from(["{}", "0{}", " {}", "{} ", "{}.0", "\t{}\u3000"])
     elem = st.builds(lambda v, f: f.format(v), st.integers(0, 14), spell)
     labels = data.draw(st.lists(st.lists(elem, min_size=1, max_size=4).map(lambda es: "{" + ",".join(es) + "}"),
                                 min_size=1, max_size=10, unique=True))
-    lo, hi, got_member, bad = parse_freeform_labels(h, False, labels)
-    want = _label_by_label(h, labels)
-    refused = {u for u, _ in bad}
-    for u, w in enumerate(want):
-        assert (u in refused) == (w is None), labels[u]
-        if w is not None:
-            assert set(np.flatnonzero(got_member[u]).tolist()) == w, labels[u]
-            assert (lo[u], hi[u]) == (min(w), max(w))
+    _assert_read_as_label_by_label(h, labels)
