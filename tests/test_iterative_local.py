@@ -27,6 +27,7 @@ from ktype.data.hierarchy import Hierarchy
 from ktype.exceptions import HierarchyError
 from ktype.measures import loss_metric
 from ktype.models.kanonymity import KAnonymity
+from tests.test_local import random_dataset
 from tests.test_local_props import tables as local_tables
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -218,6 +219,29 @@ def test_refine_reaches_a_move_local_optimum(ds, k, seed):
             trial = new.copy()
             trial[x] = B
             assert _total(p, trial) >= after - 1e-9, (x, A, B)
+
+
+def test_refine_reports_its_work_and_refuses_without_the_cost_table(monkeypatch):
+    """The stats every call returns (the same keys for an empty table), the documented defaults
+    (two rounds of moves, two outer passes), and a clear refusal when the domains are too large
+    for the closure-cost table."""
+    import inspect
+
+    ds = random_dataset(3, n=40, r=3, m=5)
+    p = Problem.from_dataset(ds, "loss_metric")
+    lab = np.arange(ds.n) // 4
+    new, info = refine_moves(p, lab, 4)
+    assert set(info) == {"moves", "rounds", "dissolved"}
+    assert 1 <= info["rounds"] <= 2 * 2 and info["moves"] >= 0 and info["dissolved"] >= 0
+    assert np.bincount(new).min() >= 4
+    empty, info0 = refine_moves(p, np.zeros(0, dtype=np.int64), 4)
+    assert len(empty) == 0 and info0 == {"moves": 0, "rounds": 0, "dissolved": 0}
+    params = inspect.signature(refine_moves).parameters
+    assert (params["max_rounds"].default, params["max_outer"].default) == (2, 2)
+    monkeypatch.setattr(Problem, "closure_cost_table", lambda self: np.zeros((self.r, 0)))
+    with pytest.raises(NotImplementedError, match="^refine_moves needs the closure-cost table; the domains are "
+                                                  "too large for it.$"):
+        refine_moves(p, lab, 4)
 
 
 def test_refine_lowers_adult_loss():

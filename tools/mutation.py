@@ -200,7 +200,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "src/ktype/algorithms/local/pipelines.py", "src/ktype/algorithms/local/refine.py"],
         [T + "test_local.py", T + "test_local_props.py", T + "test_local_alg2.py", T + "test_local_agglo.py",
          T + "test_local_cluster_boxes.py", T + "test_iterative_local.py", T + "test_local_closures_oracle.py",
-         T + "test_local_forest_measure.py", T + "test_local_provenance.py", T + "test_local_ldiverse_refusal.py"],
+         T + "test_local_forest_measure.py", T + "test_local_provenance.py", T + "test_local_ldiverse_refusal.py",
+         T + "test_progress.py"],
     ),
     "other_algorithms": (
         ["src/ktype/algorithms/_rules.py", "src/ktype/algorithms/cell_suppression.py",

@@ -358,7 +358,7 @@ def refine_moves(
         raise NotImplementedError("refine_moves needs the closure-cost table; the domains are too large for it.")
     labels = np.ascontiguousarray(labels, dtype=np.int64).copy()
     if len(labels) == 0:
-        return labels, {"moves": 0, "rounds": 0}
+        return labels, {"moves": 0, "rounds": 0, "dissolved": 0}
     nc = int(labels.max()) + 1
     X = np.ascontiguousarray(problem.X, dtype=np.int64)
     lab, moves, rounds, dissolved = _refine(X, labels, nc, int(k), ctab, int(max_rounds), int(max_outer))
