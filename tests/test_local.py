@@ -329,6 +329,11 @@ def test_alg3_and_alg5_properties(seed):
     LO5, HI5, st = k_conceal(p, LO3, HI3, k, return_state=True)
     LOf, HIf = k_conceal(p, LO3, HI3, k, scc_update="full")
     assert (LO5 == LOf).all() and (HI5 == HIf).all()  # incremental == full recomputation
+    # the graph's own SCC search after the incremental updates (which used their stamps): its
+    # scratch marks must not be taken for this search's
+    full = st.graph.components()
+    for i in range(ds.n):
+        assert st.graph.component_of(i).tolist() == np.flatnonzero(full == full[i]).tolist()
     assert (LO5 <= LO3).all() and (HI5 >= HI3).all()
     bm = brute_matches(consistency(p.X, LO5, HI5))
     assert (bm.sum(axis=1) >= k).all()  # k-concealed (brute force)
