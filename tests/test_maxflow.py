@@ -144,11 +144,9 @@ def test_short_records_of_a_failed_k_factor_do_not_depend_on_the_flow_found(monk
         monkeypatch.setattr(_maxflow, "max_flow", other)
     g = ConsistencyGraph(rel)
     # the solver's own flow leaves the other record short ...
-    A, B = g.n_orig_types, g.n_box_types
-    tail = np.concatenate([np.zeros(A, dtype=np.int64), 1 + g.edge_orig, 1 + A + np.arange(B)])
-    head = np.concatenate([1 + np.arange(A), 1 + A + g.edge_box, np.full(B, A + B + 1)])
-    cap = np.concatenate([g.orig_mult, np.minimum(g.orig_mult[g.edge_orig], g.box_mult[g.edge_box]), g.box_mult])
-    _, f = _maxflow.max_flow(tail, head, cap, A + B + 2, 0, A + B + 1)
+    A = g.n_orig_types
+    net = g._type_network(g.orig_mult, np.minimum(g.orig_mult[g.edge_orig], g.box_mult[g.edge_box]), g.box_mult)
+    _, f = _maxflow.max_flow(*net)
     assert not np.array_equal((f[:A] < g.orig_mult)[g.orig_type], want[1])
     # ... but the graph reports scipy's
     got = g.k_factor(1)

@@ -339,22 +339,16 @@ class ConsistencyGraph:
         # unknown row order: maximum flow source -> original types -> box types -> sink
         from ._maxflow import check_flow, max_flow
 
-        s, t = 0, A + B + 1
-        tail = np.concatenate([np.zeros(A, dtype=np.int64), 1 + self.edge_orig, 1 + A + np.arange(B, dtype=np.int64)])
-        head = np.concatenate([1 + np.arange(A, dtype=np.int64), 1 + A + self.edge_box, np.full(B, t, dtype=np.int64)])
-        cap = np.concatenate([
-            self.orig_mult,
-            np.minimum(self.orig_mult[self.edge_orig], self.box_mult[self.edge_box]),
-            self.box_mult,
-        ]).astype(np.int64)
-        value, f = max_flow(tail, head, cap, A + B + 2, s, t)
+        net = self._type_network(self.orig_mult, np.minimum(self.orig_mult[self.edge_orig], self.box_mult[self.edge_box]),
+                                 self.box_mult)
+        value, f = max_flow(*net)
         if value < n:
             raise DataError(
                 f"The release is not a generalization of the dataset: at most {value} of its "
                 f"{n} records can be paired with distinct released rows consistent with them (the consistency "
                 "graph has no perfect matching). Check that the release was built from this dataset."
             )
-        check_flow(tail, head, cap, f, A + B + 2, s, t, value)
+        check_flow(*net[:3], f, *net[3:], value)
         return f[A:A + E]
 
     def _not_generalizing_message(self, j: int) -> str:
@@ -454,7 +448,7 @@ class ConsistencyGraph:
     def _solve_k_factor(self, k: int) -> tuple[bool, np.ndarray]:
         from ._maxflow import backend, check_flow, max_flow
 
-        A, B = self.n_orig_types, self.n_box_types
+        A = self.n_orig_types
         n = self.n_original
         if n == 0:
             return True, np.zeros(0, dtype=bool)
@@ -462,20 +456,29 @@ class ConsistencyGraph:
             raise InvalidParameterError(f"The k-factor flow needs n·k < 2^31 (n = {n:,}, k = {k}).")
         ma, mb = self.orig_mult, self.box_mult
         ea, eb = self.edge_orig, self.edge_box
-        s, t = 0, A + B + 1
-        # arcs: source -> original types, the type edges (in edge order), box types -> sink
-        tail = np.concatenate([np.zeros(A, dtype=np.int64), 1 + ea, 1 + A + np.arange(B, dtype=np.int64)])
-        head = np.concatenate([1 + np.arange(A, dtype=np.int64), 1 + A + eb, np.full(B, t, dtype=np.int64)])
-        cap = np.concatenate([k * ma, np.minimum(np.minimum(ma[ea] * mb[eb], k * ma[ea]), k * mb[eb]), k * mb])
-        value, f = max_flow(tail, head, cap, A + B + 2, s, t)
+        net = self._type_network(k * ma, np.minimum(np.minimum(ma[ea] * mb[eb], k * ma[ea]), k * mb[eb]), k * mb)
+        value, f = max_flow(*net)
         if value == n * k:
-            check_flow(tail, head, cap, f, A + B + 2, s, t, value)  # a full flow is believed only once checked
+            check_flow(*net[:3], f, *net[3:], value)  # a full flow is believed only once checked
             if k >= 1 and self._factor_support is None:
                 self._factor_support = f[A:A + self.n_edges] > 0
             return True, np.zeros(n, dtype=bool)
         if backend() != "scipy":  # the records left short depend on the flow: reported from scipy's, on any install
-            value, f = max_flow(tail, head, cap, A + B + 2, s, t, solver="scipy")
+            value, f = max_flow(*net, solver="scipy")
         return False, (f[:A] < k * ma)[self.orig_type]
+
+    def _type_network(self, cap_orig: np.ndarray, cap_edge: np.ndarray,
+                      cap_box: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int]:
+        """The flow network of the type graph as :func:`~._maxflow.max_flow` takes it:
+        ``(tail, head, cap, n_nodes, s, t)`` with the arcs source ``0`` -> original type
+        ``1 + a`` (``cap_orig``), then the type edges in edge order (``cap_edge``), then box type
+        ``1 + A + b`` -> sink ``A + B + 1`` (``cap_box``); arc ``A + e`` is type edge ``e``."""
+        A, B = self.n_orig_types, self.n_box_types
+        t = A + B + 1
+        tail = np.concatenate([np.zeros(A, dtype=np.int64), 1 + self.edge_orig, 1 + A + np.arange(B, dtype=np.int64)])
+        head = np.concatenate([1 + np.arange(A, dtype=np.int64), 1 + A + self.edge_box, np.full(B, t, dtype=np.int64)])
+        cap = np.concatenate([cap_orig, cap_edge, cap_box]).astype(np.int64)
+        return tail, head, cap, A + B + 2, 0, t
 
     def _indicator_orig(self) -> sparse.csr_matrix:
         from scipy import sparse
