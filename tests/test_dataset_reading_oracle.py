@@ -44,6 +44,43 @@ def test_a_value_missing_from_the_hierarchy_is_reported_at_its_file_line(tmp_pat
         Dataset.from_csv(path2, quasi_identifiers=["zip"], insensitive=["age", "note"], hierarchies={"zip": h})
 
 
+
+def test_line_numbers_are_found_only_when_a_message_needs_one(tmp_path, monkeypatch):
+    """Reading a table does not scan its bytes for line numbers; an error does, once."""
+    import copy
+
+    import ktype.data.types as T
+
+    calls = []
+    real = T.record_lines
+    monkeypatch.setattr(T, "record_lines", lambda *a: calls.append(a) or real(*a))
+    rows = ["zip,age,note", 'a,30,"two', 'lines"', "b,41,x", "c,52,y"]
+    path = _write(tmp_path, rows)
+    df = read_table(path)
+    assert calls == []
+    lines = df.attrs["ktype_first_line"]
+    assert copy.deepcopy(lines) is lines and copy.copy(lines) is lines  # pandas deep-copies attrs
+    Dataset.from_csv(path, quasi_identifiers=["zip"], insensitive=["age", "note"])
+    assert calls == []
+    h = Hierarchy.flat(["a", "b"], name="zip")
+    with pytest.raises(HierarchyError, match=r"value 'c' \(line 5\)"):
+        Dataset.from_csv(path, quasi_identifiers=["zip"], insensitive=["age", "note"], hierarchies={"zip": h})
+    assert len(calls) == 1
+    assert [lines.line(i) for i in range(3)] == [2, 4, 5] and len(calls) == 2  # found once, then kept
+    assert lines.line(2) == 5 and len(calls) == 2
+
+
+def test_a_file_changed_after_reading_is_not_given_wrong_line_numbers(tmp_path):
+    from ktype.data.types import where
+
+    path = _write(tmp_path, ["zip,age", "a,30", "b,41", "c,52"])
+    lines = read_table(path).attrs["ktype_first_line"]
+    path.write_text("zip,age,note\n" + 'a,30,"two\nlines"\n' * 3)  # other lines now
+    assert lines.line(2) is None
+    assert where(2, lines) == "record 3 of t.csv (the file has changed since it was read)"
+    path.unlink()
+    assert where(0, lines).startswith("record 1 of t.csv")
+
 def test_the_input_files_are_recorded_so_no_release_overwrites_them(tmp_path):
     path = _write(tmp_path, ["zip,age", "a,30", "b,41"])
     hfile = tmp_path / "zip_hierarchy.csv"

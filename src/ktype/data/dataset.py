@@ -316,14 +316,13 @@ def read_table(
     unambiguously numeric (see :mod:`ktype.data.types`): ZIP ``02139`` keeps its zero.
     Only empty or blank cells are missing, plus the strings in ``na_values`` (``NA`` is
     Namibia unless you say otherwise). A duplicate column name is an error. The frame's
-    ``attrs["ktype_first_line"]`` is the file line of the first record (2: after the
-    header), or one line per record when blank lines or quoted line breaks make them
-    irregular; messages use it for 1-based file line numbers. ``infer=False`` keeps every
+    ``attrs["ktype_first_line"]`` finds the file line of a record for messages (1-based),
+    when one is needed (:class:`~ktype.data.types.RecordLines`). ``infer=False`` keeps every
     undeclared CSV column as text (how ``check`` reads a release back). ``encoding`` is the
     CSV file's text encoding (default UTF-8; e.g. ``latin-1``, ``cp1252``).
     """
     from ..io._files import normalize_sep
-    from .types import apply_types, record_lines
+    from .types import RecordLines, apply_types
 
     sep = normalize_sep(sep)
     enc = encoding or "utf-8"
@@ -369,7 +368,7 @@ def read_table(
             df.columns = [str(c).strip() for c in df.columns]
             for c in df.columns:
                 df[c] = df[c].where(df[c].str.strip() != "")  # blank cells are missing too
-            first_line = record_lines(path, len(df))
+            first_line = RecordLines(path, len(df))
             df = apply_types(df, types, infer=infer, first_line=first_line)
     except UnicodeDecodeError as e:
         raise DataError(f"Cannot read {path} as {enc}: {e.reason} at byte {e.start}. Give its encoding, "

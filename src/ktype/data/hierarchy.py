@@ -37,6 +37,7 @@ import pandas as pd
 from ..exceptions import HierarchyError
 from . import _shapes
 from ._values import MISSING_LABEL, SUPPRESSED_LABEL, _plain, value_keys
+from .types import LineNumbers, where
 
 __all__ = ["Hierarchy", "HierarchyArrays", "value_keys", "SUPPRESSED_LABEL", "MISSING_LABEL"]
 
@@ -362,7 +363,7 @@ class Hierarchy:
 
     # ------------------------------------------------------------------ encoding
     def encode(
-        self, values: pd.Series | Sequence, *, row_offset: int = 0, first_line: int | np.ndarray | None = None
+        self, values: pd.Series | Sequence, *, row_offset: int = 0, first_line: LineNumbers = None
     ) -> np.ndarray:
         """Leaf ranks of ``values``; raises :class:`HierarchyError` naming a missing value.
 
@@ -372,9 +373,7 @@ class Hierarchy:
         ser = pd.Series(values).reset_index(drop=True)
 
         def at(i: int) -> str:
-            if first_line is None:
-                return f"row {i + row_offset}"
-            return f"line {int(first_line[i]) if isinstance(first_line, np.ndarray) else i + first_line}"
+            return f"row {i + row_offset}" if first_line is None else where(i, first_line)
 
         codes, uniq = pd.factorize(ser, use_na_sentinel=True)
         if (codes < 0).any():

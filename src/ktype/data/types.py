@@ -30,7 +30,8 @@ import pandas as pd
 
 from ..exceptions import DataError
 
-__all__ = ["TYPES", "normalize_types", "infer_column", "convert_column", "apply_types", "where", "record_lines"]
+__all__ = ["TYPES", "normalize_types", "infer_column", "convert_column", "apply_types", "where", "record_lines",
+           "RecordLines", "LineNumbers"]
 
 TYPES = {
     "text": "text", "str": "text", "string": "text", "category": "text", "categorical": "text",
@@ -90,14 +91,68 @@ def shown(value: object) -> str:
     return repr(value)
 
 
-def where(i: int, first_line: int | np.ndarray | None) -> str:
+class RecordLines:
+    """The file line of each record of a CSV file, worked out when a message first needs one.
+
+    Only error messages use line numbers, and finding them is a pass over every byte of the
+    file (:func:`record_lines`; 2 s for a file of 225 MB), so a table is read without it. The
+    file's size and modification time are kept: if the file has changed when a message needs a
+    line, the message names the record by its position instead. Copies are the same object
+    (pandas deep-copies ``DataFrame.attrs``, where the reader keeps it).
+    """
+
+    __slots__ = ("path", "n_records", "_stamp", "_lines")
+
+    def __init__(self, path: str | Path, n_records: int) -> None:
+        self.path = Path(path)
+        self.n_records = int(n_records)
+        self._stamp = self._stat()
+        self._lines: int | np.ndarray | None = None
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
+
+    def line(self, i: int) -> int | None:
+        """File line (1-based) of record ``i`` (0-based), or None if the file has changed."""
+        if self._lines is None:
+            if self._stamp is None or self._stat() != self._stamp:
+                return None
+            self._lines = record_lines(self.path, self.n_records)
+        return int(self._lines[i]) if isinstance(self._lines, np.ndarray) else i + self._lines
+
+    def __deepcopy__(self, memo: dict) -> RecordLines:
+        return self
+
+    def __copy__(self) -> RecordLines:
+        return self
+
+    def __repr__(self) -> str:
+        return f"RecordLines({str(self.path)!r}, {self.n_records})"
+
+
+#: where messages find a record's place: the line of the first record (records one per line),
+#: one line per record, a :class:`RecordLines` of the file, or None (a DataFrame: ``row N``)
+LineNumbers = int | np.ndarray | RecordLines | None
+
+
+def where(i: int, first_line: LineNumbers) -> str:
     """``line 7`` of a file (1-based) or ``row 5`` of a DataFrame (0-based position).
 
-    ``first_line`` is the file line of the first record, or one line number per record
-    (when blank lines or quoted line breaks make them irregular; see ``read_table``).
+    ``first_line`` is the file line of the first record, one line number per record (when
+    blank lines or quoted line breaks make them irregular; see ``read_table``), or a
+    :class:`RecordLines` that finds them when asked.
     """
     if first_line is None:
         return f"row {i}"
+    if isinstance(first_line, RecordLines):
+        line = first_line.line(i)
+        if line is None:
+            return f"record {i + 1} of {first_line.path.name} (the file has changed since it was read)"
+        return f"line {line}"
     if isinstance(first_line, np.ndarray):
         return f"line {int(first_line[i])}"
     return f"line {i + first_line}"
@@ -143,7 +198,7 @@ def infer_column(text: pd.Series) -> str:
     return "text"
 
 
-def convert_column(s: pd.Series, kind: str, column: str, first_line: int | np.ndarray | None = None) -> pd.Series:
+def convert_column(s: pd.Series, kind: str, column: str, first_line: LineNumbers = None) -> pd.Series:
     """Convert one column to a declared type; a cell that does not fit is an error."""
     missing = s.isna()
     if kind == "text":
@@ -213,7 +268,7 @@ def _distinct(s: pd.Series) -> tuple[np.ndarray, pd.Series] | None:
 
 
 def _convert_distinct(s: pd.Series, distinct: tuple[np.ndarray, pd.Series], kind: str, column: str,
-                      first_line: int | np.ndarray | None) -> pd.Series:
+                      first_line: LineNumbers) -> pd.Series:
     """:func:`convert_column` of ``s`` computed on its distinct values and spread back to the
     rows; the same values and dtype. A value that does not fit is reported by the row-wise
     conversion, which names its first row."""
@@ -237,7 +292,7 @@ def apply_types(
     types: Mapping[str, str] | Iterable[str] | str | None,
     *,
     infer: bool = False,
-    first_line: int | np.ndarray | None = None,
+    first_line: LineNumbers = None,
 ) -> pd.DataFrame:
     """Convert declared columns; with ``infer`` (CSV input) also make undeclared text columns
     numeric when they are unambiguously so."""
