@@ -118,10 +118,10 @@ def _set_bits(sets: dict[int, np.ndarray], perm: np.ndarray, n_rows: int) -> np.
         s = sets.get(int(c))
         if s is None:
             continue
-        pad = np.zeros((s.shape[0], W * 64), dtype=bool)
-        pad[:, : s.shape[1]] = s
-        words = np.packbits(pad.reshape(s.shape[0], W, 64), axis=2, bitorder="little")  # bit v&63 of word v>>6
-        bits[: s.shape[0], cp, :] = np.ascontiguousarray(words).view("<u8").reshape(s.shape[0], W)
+        packed = np.packbits(s, axis=1, bitorder="little")  # bit v&7 of byte v>>3
+        octets = np.zeros((s.shape[0], W * 8), dtype=np.uint8)
+        octets[:, : packed.shape[1]] = packed
+        bits[: s.shape[0], cp, :] = octets.view("<u8")  # bit v&63 of word v>>6
     return bits
 
 
