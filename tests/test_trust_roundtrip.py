@@ -385,7 +385,7 @@ def _assert_read_as_label_by_label(h, labels) -> np.ndarray:
     return got_member
 
 
-_TRICKY = st.text(alphabet="a ,{}\\\x00\x01", min_size=1, max_size=3)
+_TRICKY = st.text(alphabet="a ,{}\\\x00\x01\x1f\x85\u200b", min_size=1, max_size=3)  # \x1f, \x85 strip; \u200b not
 
 
 @settings(max_examples=300, deadline=None)
@@ -394,8 +394,8 @@ def test_distinct_labels_are_read_as_label_by_label(leaves, data):
     """The reader of distinct labels (plain set labels split all at once, the others one by one)
     reads every label as :func:`split_set_label` does: the written labels of random sets of
     values holding commas, braces, backslashes, spaces and control characters, and edited
-    labels (a character dropped or doubled), which must be refused exactly when the reference
-    refuses."""
+    labels (a character dropped or doubled, whitespace around), which must be refused exactly
+    when the reference refuses."""
 
     leaves = [v for v in dict.fromkeys(v.strip() for v in leaves) if v and not v.startswith("{")]
     assume(len(leaves) >= 2)
@@ -406,7 +406,8 @@ def test_distinct_labels_are_read_as_label_by_label(leaves, data):
     labels = list(written)
     for lab in written:
         i = data.draw(st.integers(0, max(len(lab) - 1, 0)))
-        labels += [lab[:i] + lab[i + 1:], lab[:i] + lab[i:i + 1] + lab[i:]]
+        labels += [lab[:i] + lab[i + 1:], lab[:i] + lab[i:i + 1] + lab[i:], "\x1f" + lab + "\u3000",
+                   lab.replace(",", ", \x85")]
     labels = list(dict.fromkeys(labels))
     got_member = _assert_read_as_label_by_label(h, labels)
     for row, lab in zip(member, written):  # the written labels read back to their sets
@@ -456,3 +457,27 @@ def test_numeric_set_labels_are_read_as_label_by_label(data):
     labels = data.draw(st.lists(st.lists(elem, min_size=1, max_size=4).map(lambda es: "{" + ",".join(es) + "}"),
                                 min_size=1, max_size=10, unique=True))
     _assert_read_as_label_by_label(h, labels)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=" a,{\t\x1c\x1f\x85\xa0\u2028\u200b\u3000", max_size=5), max_size=8))
+def test_text_keys_strip_exactly_as_python_does(texts):
+    """The published labels' keys, stripped by pyarrow, equal ``str.strip()``'s: every
+    character ``str.isspace`` accepts (``\\x1c``-``\\x1f``, ``\\x85``, ``\\u3000`` included) and
+    no other (``\\u200b``); from a list, and from a pandas string Index as the audit's
+    ``factorize`` gives it."""
+    from ktype.data._values import text_keys, value_keys
+
+    want = value_keys(texts)
+    assert text_keys(texts) == want
+    assert text_keys(pd.Index(texts, dtype="string")) == want
+    assert text_keys([*texts, None]) == value_keys([*texts, None])  # a missing cell: the general path
+
+
+def test_set_elements_are_stripped_exactly_as_python_does():
+    """A set element keeps a character ``str.isspace`` refuses (``\\u200b``): ``{\\u200ba,b}`` is
+    no set of the leaves a, b; whitespace ``str.strip`` removes around elements and labels is
+    ignored."""
+    h = Hierarchy.flat(["a", "b", "c"])
+    member = _assert_read_as_label_by_label(h, ["{\u200ba,b}", "{ a,\x85b\u3000}", "\x1f{a,c}", "{a,b\u200b}"])
+    assert [np.flatnonzero(m).tolist() for m in member[1:3]] == [[0, 1], [0, 2]]

@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from ._progress import ProgressLike, reporting, stage, update
+from .data._values import text_keys
 from .data.dataset import Dataset
 from .data.hierarchy import value_keys
 from .exceptions import DataError, HierarchyError, InvalidParameterError, KtypeError, StaleMetadataError
@@ -169,7 +170,7 @@ def _label_intervals(dataset: Dataset, published: pd.DataFrame, freeform: bool =
     is_range = range_columns(dataset) if freeform else None
     for j, (col, h) in enumerate(zip(dataset.quasi_identifiers, dataset.hierarchies)):
         codes, uniq = pd.factorize(published[col].astype(str), use_na_sentinel=False)
-        keys = value_keys(uniq)
+        keys = text_keys(uniq)
         bad: list[tuple[int, str]] = []
         if is_range is not None:
             ulo, uhi, member, bad = parse_freeform_labels(h, bool(is_range[j]), keys)

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ._grouping import group_ids, lexsort_rows, pack_keys, run_starts
+from .data._values import WHITESPACE
 from .data.dataset import Dataset
 from .data.hierarchy import SUPPRESSED_LABEL, value_keys
 from .exceptions import DataError, HierarchyError, InternalError
@@ -314,11 +315,6 @@ def _range_labels(h, lo: np.ndarray, hi: np.ndarray) -> list[str]:
     return labs[inv.ravel()].tolist()
 
 
-#: Python's ``str.strip()`` as a regular expression (every character ``str.isspace`` accepts)
-_WS = "".join(f"\\x{{{c:04x}}}" for c in range(0x3001) if chr(c).isspace())  # RE2's \x{hhhh}
-_STRIP = f"^[{_WS}]+|[{_WS}]+$"
-
-
 def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
                                                                              list[tuple[int, str]]]:
     """Read distinct published labels of one freeform column back (inverse of
@@ -342,19 +338,20 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
     bad: list[tuple[int, str]] = []
     slow = np.ones(U, dtype=bool)
     if member is not None and U:
-        ser = pd.Series(labels, dtype=object).astype(str).str.strip()
-        body = ser.str.slice(1, -1)
-        fast = (ser.str.startswith("{") & ser.str.endswith("}") & (ser.str.len() > 2)
-                & ~body.str.contains(r"[\\{}]", regex=True)).to_numpy(dtype=bool)
-        if fast.any():
-            import pyarrow as pa
-            import pyarrow.compute as pc
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
+        ser = pc.utf8_trim(pa.array([str(x) for x in labels], type=pa.large_string()), characters=WHITESPACE)
+        body = pc.utf8_slice_codeunits(ser, 1, -1)
+        fast = pc.and_(pc.and_(pc.starts_with(ser, "{"), pc.ends_with(ser, "}")),
+                       pc.and_(pc.greater(pc.utf8_length(ser), 2), pc.invert(pc.match_substring_regex(body, r"[\\{}]"))))
+        fast = fast.to_numpy(zero_copy_only=False)
+        if fast.any():
             idx = np.flatnonzero(fast)
             # split every plain set label at once (pyarrow), then look up each distinct element once
-            lists = pc.split_pattern(pa.array(body[fast].to_numpy(dtype=object), type=pa.string()), ",")
+            lists = pc.split_pattern(body.filter(pa.array(fast)), ",")
             owner = idx[pc.list_parent_indices(lists).to_numpy()]
-            stripped = pc.replace_substring_regex(pc.list_flatten(lists), _STRIP, "")  # str.strip()
+            stripped = pc.utf8_trim(pc.list_flatten(lists), characters=WHITESPACE)  # str.strip()
             enc = pc.dictionary_encode(stripped)
             distinct = enc.dictionary.to_pylist()
             keys = np.empty(len(distinct), dtype=object)
