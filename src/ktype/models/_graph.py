@@ -109,12 +109,13 @@ __all__ = [
 ]
 
 
-def _set_bits(sets: dict[int, np.ndarray], perm: np.ndarray, n_rows: int) -> np.ndarray:
-    """Value sets as bit words ``(n_rows, r, W)`` in the permuted column order."""
+def _set_bits(sets: dict[int, np.ndarray], perm: np.ndarray, n_rows: int, lead: int = 0) -> np.ndarray:
+    """Value sets as bit words ``(n_rows, lead + r, W)`` in the permuted column order, after
+    ``lead`` columns of zeros."""
     m = max(s.shape[1] for s in sets.values())
     W = (m + 63) // 64
-    bits = np.zeros((n_rows, len(perm), W), dtype=np.uint64)
-    for cp, c in enumerate(perm):  # loop over columns
+    bits = np.zeros((n_rows, lead + len(perm), W), dtype=np.uint64)
+    for cp, c in enumerate(perm, start=lead):  # loop over columns
         s = sets.get(int(c))
         if s is None:
             continue
@@ -212,9 +213,10 @@ class ConsistencyGraph:
         if sets and r:
             # freeform value sets: box types also differ by set content; the hidden rows
             # (whole domain) hold every value
-            bits = _set_bits(sets, perm, len(lop))
+            # a leading column of zeros: the scan kernel's key has one (never tested)
+            bits = _set_bits(sets, perm, len(lop), lead=1)
             if self.n_hidden:
-                bits[N:] = np.iinfo(np.uint64).max
+                bits[N:, 1:] = np.iinfo(np.uint64).max
             flat = bits.reshape(len(lop), -1)
             key_cols = [flat[:, w] for w in range(flat.shape[1]) if flat[:, w].any()]
             hi32 = [(c >> np.uint64(32)).astype(np.int64) for c in key_cols]
@@ -269,9 +271,7 @@ class ConsistencyGraph:
             key_all = np.ascontiguousarray(np.column_stack([np.zeros(A, dtype=np.int32), xa]))
             lo_all = np.ascontiguousarray(np.column_stack([np.zeros(S, dtype=np.int32), sblo]))
             hi_all = np.ascontiguousarray(np.column_stack([np.zeros(S, dtype=np.int32), sbhi]))
-            sbits = bbits[scan_box] if split else bbits
-            bits_all = np.ascontiguousarray(np.concatenate([np.zeros((S, 1, sbits.shape[2]), dtype=np.uint64), sbits],
-                                                           axis=1))
+            bits_all = bbits[scan_box] if split else bbits
             set_all = np.concatenate([[False], is_set])
             cnt, out = _K.type_edges_sets(key_all, lo_all, hi_all, bits_all, set_all, start, stop)
         elif r <= 1:
