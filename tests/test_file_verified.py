@@ -15,6 +15,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import ktype
@@ -252,3 +254,44 @@ def test_save_refuses_links_and_fifos_with_the_cli_message(tmp_path):
     with pytest.raises(OutputPathError, match="device"):
         rel.save("/dev/null", format="csv")
     assert target.read_text() == "keep"
+
+
+_CELL = st.one_of(st.none(), st.text(alphabet=' a"\',;|\t\r\n\x0b\x1c\x85\u2028é', max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_table_writer_writes_what_pandas_writes_with_line_breaks_quoted(data):
+    """The writer of text and integer tables (fields made once per distinct value, rows joined
+    by pyarrow) writes the text pandas' ``to_csv`` writes with every line break quoted, byte
+    for byte: quotes, separators, line breaks and spaces in cells and names, missing cells,
+    integer and nullable-integer columns, a one-column table's empty rows (``""``), any
+    separator, with and without a header."""
+    sep = data.draw(st.sampled_from([",", ";", "\t", "|", " "]))
+    n_cols = data.draw(st.integers(1, 3))
+    names = data.draw(st.lists(st.text(alphabet=' a",;\r\n\u2028', max_size=3), min_size=n_cols, max_size=n_cols,
+                               unique=True))
+    kinds = data.draw(st.lists(st.sampled_from(["text", "int", "Int64"]), min_size=n_cols, max_size=n_cols))
+    n = data.draw(st.integers(1, 6))
+    cols = {}
+    for name, kind in zip(names, kinds):
+        if kind == "text":
+            cols[name] = pd.Series(data.draw(st.lists(_CELL, min_size=n, max_size=n)), dtype=object)
+        elif kind == "int":
+            cols[name] = pd.Series(data.draw(st.lists(st.integers(-10**12, 10**12), min_size=n, max_size=n)), dtype="int64")
+        else:
+            cols[name] = pd.Series(data.draw(st.lists(st.one_of(st.none(), st.integers(-99, 99)), min_size=n, max_size=n)),
+                                   dtype="Int64")
+    table = pd.DataFrame(cols)
+    header = data.draw(st.booleans())
+    fast = _csvtext._fast_to_csv(table, sep, header)
+    assert fast is not None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_csvtext, "_fast_to_csv", lambda *a: None)
+        want = _csvtext._to_csv(table, sep, header)
+    assert fast == want
+
+
+def test_the_table_writer_leaves_floats_dates_and_booleans_to_pandas():
+    for col in ([0.5, 1.0], pd.to_datetime(["2020-01-01", "2021-02-03"]), [True, False], ["a", 3]):
+        assert _csvtext._fast_to_csv(pd.DataFrame({"a": ["x", "y"], "b": col}), ",", True) is None

@@ -143,6 +143,64 @@ def _nonce(sep: str, table: pd.DataFrame, names: list[str]) -> str:
     raise OutputError("Cannot find a quoting placeholder absent from the table; this should not happen.")  # pragma: no cover
 
 
+def _distinct_text(s: pd.Series) -> tuple[np.ndarray, list[str]] | None:
+    """``(codes, text per distinct value)`` of a column as pandas writes its cells (code -1:
+    a missing cell), when that text is certain: strings as they are, integers as ``str``.
+    None for any other column (floats, dates, booleans, mixed objects): pandas formats those."""
+    if pd.api.types.is_bool_dtype(s):
+        return None
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    if pd.api.types.is_integer_dtype(s):
+        return codes, [str(int(v)) for v in uniques]  # loop over distinct values
+    if not _is_textual(s) or isinstance(s.dtype, pd.CategoricalDtype):
+        return None
+    values = np.asarray(uniques, dtype=object).tolist()
+    if not all(type(v) is str for v in values):  # loop over distinct values
+        return None
+    return codes, values
+
+
+def _field(text: str, sep: str) -> str:
+    """A CSV field as Python's csv writer writes it with pandas' dialect (minimal quoting,
+    quotes doubled, rows ended by ``\\n``), except that a line break of :data:`LINE_BREAKS`
+    is always quoted (see :func:`_to_csv`)."""
+    if sep in text or '"' in text or any(ch in text for ch in LINE_BREAKS):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _fast_to_csv(table: pd.DataFrame, sep: str, header: bool) -> str | None:
+    """:func:`_to_csv`'s text built per distinct value and joined by pyarrow, for tables of
+    text and integer columns (a release's); None otherwise (pandas writes it then).
+
+    pandas writes a row through Python's csv writer; the writer's fields depend on each cell
+    alone, except that a row of one empty field is written ``""``. So each distinct value's
+    field is made once (:func:`_field`), spread to the cells and the rows are joined in C.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(sep) != 1 or table.shape[1] == 0 or len(table) == 0:
+        return None
+    fields = []
+    for j in range(table.shape[1]):  # loop over columns
+        got = _distinct_text(table.iloc[:, j])
+        if got is None:
+            return None
+        codes, texts = got
+        distinct = pa.array([_field(t, sep) for t in texts] + [""], type=pa.large_string())
+        fields.append(distinct.take(pa.array(np.where(codes < 0, len(texts), codes))))  # missing: na_rep ""
+    if table.shape[1] == 1:  # a row of one empty field
+        fields[0] = pc.if_else(pc.equal(fields[0], ""), '""', fields[0])
+    names = [str(c) for c in table.columns]
+    head = ""
+    if header:
+        named = [_field(n, sep) for n in names]
+        head = '""\n' if named == [""] else sep.join(named) + "\n"
+    lines = pc.binary_join_element_wise(*fields, pa.scalar(sep, pa.large_string()))
+    return head + "\n".join(lines.to_pylist()) + "\n"
+
+
 def _to_csv(table: pd.DataFrame, sep: str, header: bool = True) -> str:
     """``table.to_csv(index=False)``, except that a cell or column name holding a line-break
     character (:data:`LINE_BREAKS`) is always quoted.
@@ -154,6 +212,9 @@ def _to_csv(table: pd.DataFrame, sep: str, header: bool = True) -> str:
     and the placeholders (in row-major order, header first) are replaced by the quoted
     cells: a table without such cells is written byte for byte as pandas writes it.
     """
+    fast = _fast_to_csv(table, sep, header)
+    if fast is not None:
+        return fast
     names = [str(c) for c in table.columns]
     head = np.zeros(len(names), dtype=bool)
     if header:
