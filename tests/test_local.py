@@ -187,17 +187,19 @@ def test_match_graph_grown_by_upgrades_equals_a_fresh_graph(seed):
     from ktype.algorithms.local._core import plus_box
     from ktype.algorithms.local._matching import MatchGraph
 
-    ds = random_dataset(seed, n=30, r=2, m=8)
+    ds = random_dataset(seed, n=40, r=3, m=12)
     p = Problem.from_dataset(ds)
     rng = np.random.default_rng(seed)
     LO, HI = p.X.copy().astype(np.int32), p.X.copy().astype(np.int32)
     g = MatchGraph(p.X, LO.copy(), HI.copy())
-    cap0 = len(g.gin_idx)
-    for i, j in zip(rng.integers(0, ds.n, 400), rng.integers(0, ds.n, 400)):
-        lo, hi = plus_box(p.X[j], LO[i], HI[i], p.anc, p.nlo, p.nhi, p.tree)
+    cap0, groups0 = len(g.gin_idx), len(g.gin_ptr)
+    for t, (i, j) in enumerate(zip(rng.integers(0, ds.n, 1000), rng.integers(0, ds.n, 1000))):
+        # alternately a row's box grown by another record, and the box of the two alone (new groups)
+        lo, hi = (LO[i], HI[i]) if t % 2 else (p.X[i].astype(np.int32), p.X[i].astype(np.int32))
+        lo, hi = plus_box(p.X[j], lo, hi, p.anc, p.nlo, p.nhi, p.tree)
         LO[i], HI[i] = lo, hi
         g.set_row(int(i), lo, hi)
-    assert len(g.gin_idx) > cap0  # the growth paths ran
+    assert len(g.gin_idx) > cap0 and len(g.gin_ptr) > groups0  # both growth paths ran (members, groups)
     # the adjacency equals scipy's from the arc list (rows: records' arcs, then groups' members)
     from scipy.sparse import csr_matrix
 

@@ -97,10 +97,11 @@ class MatchGraph:
         if g is None:
             lo = np.asarray(lo, dtype=np.int32)
             hi = np.asarray(hi, dtype=np.int32)
-            g = self._new_group(key, lo, hi, self.members(lo, hi) if members is None else members)
+            g = self._new_group(key, self.members(lo, hi) if members is None else members)
         _move_member(i, g, self.gid, self.mem_head, self.mem_next, self.mem_prev)
 
-    def _new_group(self, key: bytes, lo: np.ndarray, hi: np.ndarray, mem: np.ndarray) -> int:
+    def _new_group(self, key: bytes, mem: np.ndarray) -> int:
+        """A new group of key ``key`` (its box's bytes) whose box holds the records ``mem``."""
         g = self.G
         s = len(mem)
         if g + 2 > len(self.gin_ptr):
