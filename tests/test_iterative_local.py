@@ -179,6 +179,62 @@ def test_weight_one_first_iteration_is_the_lm_optimum():
     assert rel.provenance["local"]["iterations"] >= 1
 
 
+@pytest.mark.parametrize(("qis", "weight"), [
+    (["sex", "age", "race", "marital-status"], 0.5),
+    (["age", "education", "workclass"], 0.01),  # flash's evaluated nodes miss this one's best
+])
+def test_the_first_weighted_iteration_takes_the_best_node_of_the_whole_lattice(qis, weight):
+    """The node minimizing ``G + λ·r·S`` over every node of the lattice (an exhaustive search's
+    values; a search that evaluates only the nodes it needs for the LM optimum can miss it)."""
+    from ktype.data.bundled import load_adult
+
+    ds = load_adult(quasi_identifiers=qis, n=400)
+    res = lattice_search(ds, KAnonymity(4), algorithm="exhaustive", measure="loss_metric", max_suppression=1.0)
+    n, r = ds.n, ds.r
+    sup = res.suppressed.astype(float)
+    obj = (res.values * n * r - sup * r) + weight * r * sup
+    obj[sup >= n] = np.inf
+    best = res.levels[np.lexsort((np.arange(len(obj)), res.levels.sum(axis=1), obj))[0]]
+    _, _, used = weighted_iterations(ds, 4, weight)
+    assert used[0] == best.tolist()
+
+
+@SETTINGS
+@given(tables(n_min=4, n_max=12), st.integers(1, 3), st.sampled_from([0.2, 1.0]))
+def test_weighted_iterations_label_each_iterations_classes_apart(ds, k, weight):
+    """Each iteration's released classes are the classes of its node with at least k of the
+    rows not yet released, numbered after the earlier iterations' (0, 1, ... without gaps);
+    the rows left over (-1, fewer than k) are exactly those no iteration released."""
+    assume(k <= ds.n)
+    lab, it_of, used = weighted_iterations(ds, k, weight)
+    assert ((lab == -1) == (it_of == -1)).all() and (lab == -1).sum() < k
+    released = np.flatnonzero(lab >= 0)
+    assert sorted(np.unique(lab[released]).tolist()) == list(range(len(np.unique(lab[released]))))
+    rem = np.arange(ds.n)
+    for t, node in enumerate(used):
+        cols = np.stack([h.level_intervals(int(node[j]))[0][ds.X[rem, j]] for j, h in enumerate(ds.hierarchies)], axis=1)
+        _, inv, cnt = np.unique(cols, axis=0, return_inverse=True, return_counts=True)
+        ok = cnt[inv.ravel()] >= k
+        assert (it_of[rem[ok]] == t).all() and (it_of[rem[~ok]] != t).all()
+        # the classes of this iteration are the node's groups (one label per group)
+        pairs = set(zip(inv.ravel()[ok].tolist(), lab[rem[ok]].tolist()))
+        assert len(pairs) == len({g for g, _ in pairs}) == len({c for _, c in pairs})
+        earlier = lab[(it_of >= 0) & (it_of < t)]
+        assert not len(earlier) or lab[rem[ok]].min() > earlier.max()
+        rem = rem[~ok]
+    assert set(np.flatnonzero(lab == -1).tolist()) == set(rem.tolist())
+
+
+def test_the_sweep_names_itself_and_the_weight_it_kept():
+    from ktype.algorithms.local.iterative import SWEEP_DOMAIN_WEIGHTS
+    from ktype.data.bundled import load_adult
+
+    rel = run("iterative_local", load_adult(quasi_identifiers=["sex", "age", "race"], n=300), KAnonymity(5))
+    local = rel.provenance["local"]
+    assert local["iterations"] == "sweep" and local["domain_weight"] in SWEEP_DOMAIN_WEIGHTS
+    assert local["suppression_weight"] == 0.0 and local["refine"] is True
+
+
 def test_needs_levels():
     h = Hierarchy.ordered(range(5), name="a")
     ds = Dataset(pd.DataFrame({"a": [0, 1, 2, 3, 4]}), quasi_identifiers=["a"], hierarchies={"a": h})
