@@ -101,8 +101,7 @@ class Problem:
                 nlo[a, : len(h.node_lo)] = h.node_lo
                 nhi[a, : len(h.node_hi)] = h.node_hi
             cnt = np.bincount(X[:, a], minlength=h.size).astype(float) if len(X) else np.zeros(h.size)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                nlog = np.where(cnt > 0, cnt * np.log2(np.maximum(cnt, 1.0)), 0.0)
+            nlog = cnt * np.log2(np.maximum(cnt, 1.0))  # 0 where cnt is 0 (log2 of 1)
             pn[a, 1 : h.size + 1] = np.cumsum(cnt)
             ps[a, 1 : h.size + 1] = np.cumsum(nlog)
         return cls(X, anc, nlo, nhi, tree, m, 0 if measure == "loss_metric" else 1, pn, ps, measure)
