@@ -341,7 +341,9 @@ def test_alg3_and_alg5_properties(seed):
     assert (bm.sum(axis=1) >= k).all()  # k-concealed (brute force)
     adj5 = consistency(p.X, LO5, HI5)
     assert (adj5.sum(axis=0) >= k).all() and (adj5.sum(axis=1) >= k).all()
-    assert st.upgrades <= ds.n * (k - 1)
+    # each changed row took at least one upgrade, and no row more than k - 1 (Lemma: n(k-1) in all)
+    moved = int((~((LO5 == LO3).all(axis=1) & (HI5 == HI3).all(axis=1))).sum())
+    assert moved <= st.upgrades <= ds.n * (k - 1)
     # rows with >= k matches before Algorithm 5 are untouched... only when they are visited
     # first; the first visited row changes iff it had fewer than k matches
     first = 0
@@ -349,6 +351,20 @@ def test_alg3_and_alg5_properties(seed):
     changed = not ((LO5[first] == LO3[first]).all() and (HI5[first] == HI3[first]).all())
     if had >= k:
         assert not changed
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3, 6])
+def test_alg5_counts_its_upgrades(seed):
+    """On 20 records (where Algorithm 5 changes rows; on the 8 above it has nothing to do),
+    every changed row took at least one upgrade and there are at most n(k - 1) in all."""
+    ds = random_dataset(seed, n=20, r=2, m=6)
+    p = Problem.from_dataset(ds, "loss_metric")
+    k = 3
+    LO2, HI2 = k1_expansion(p, k)
+    LO3, HI3 = one_k_completion(p, LO2, HI2, k, order=np.random.default_rng(seed).permutation(ds.n))
+    LO5, HI5, st = k_conceal(p, LO3, HI3, k, return_state=True)
+    moved = int((~((LO5 == LO3).all(axis=1) & (HI5 == HI3).all(axis=1))).sum())
+    assert 2 <= moved <= st.upgrades <= ds.n * (k - 1)
 
 
 def test_alg5_incremental_equals_full_on_larger_table():

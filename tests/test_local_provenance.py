@@ -123,6 +123,12 @@ def test_k_concealment_reports_the_algorithm_of_each_stage(randomized, first):
     details = {e.stage: e.detail for e in reversed(events)}  # each stage's detail when it starts
     assert [details[s] for s in ("(k,1) generalization", "(1,k) completion", "k-concealment")] == [
         first, "Algorithm 3", "Algorithm 5"]
+    # every event belongs to one of the run's stages (an update under another name would stand alone)
+    assert {e.stage for e in events} == {"k_concealment", "(k,1) generalization", "(1,k) completion",
+                                         "k-concealment", "verification"}
+    # Algorithm 5 counts records into its own stage (the last detail it set is "records")
+    assert [(e.done, e.total, e.detail) for e in events if e.stage == "k-concealment" and e.finished] == [
+        (16, 16, "records")]
 
 
 @pytest.mark.parametrize("extra", [None, "p", "l"])
