@@ -547,6 +547,21 @@ def test_decompose_long_path():
     assert sizes.min() >= k and sizes.max() <= 3 * k - 3
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_decompose_random_trees_into_numbered_clusters_of_k_to_3k_minus_3(seed, k):
+    """Random trees of 60 records (each points to an earlier one; FOREST's trees have at least
+    k), bushy ones included: clusters of k to max(2k - 1, 3k - 3) records, numbered 0, 1, ...
+    without gaps."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    out = np.array([-1] + [int(rng.integers(0, max(1, i // (1 + seed % 3)))) for i in range(1, n)])
+    lab = decompose_forest(out, k)
+    sizes = np.bincount(lab)
+    assert sizes.min() >= k and sizes.max() <= max(2 * k - 1, 3 * k - 3)
+    assert set(lab.tolist()) == set(range(len(sizes)))
+
+
 # ---------------------------------------------------------------------------- Gionis-Tassa
 def _brute_opt(p: Problem, k: int) -> float:
     """min over partitions into blocks of size >= k of Σ |B| d(B) / n (tiny n)."""
