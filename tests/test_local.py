@@ -832,3 +832,36 @@ def test_closure_cost_table_matches_record_costs(measure):
         ref.append(p.record_costs(l2[None], h2[None])[0])
     got = T[np.arange(3)[None, :], lo, hi].sum(axis=1) / 3
     assert np.allclose(got, ref)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_parent_of_every_node_is_the_smallest_node_strictly_containing_it(seed):
+    """Algorithm 6's fallback lifts a tree attribute to its parent node: for every node but the
+    root, the smallest node of the hierarchy that strictly contains it (brute force over the
+    nodes)."""
+    from ktype.algorithms.local.kconcealment import _parent_interval
+
+    ds = random_dataset(seed, n=20, r=2, m=8 + seed)
+    p = Problem.from_dataset(ds)
+    for a, h in enumerate(ds.hierarchies):
+        nodes = sorted(set(zip(h.node_lo.tolist(), h.node_hi.tolist())))
+        inner = [(lo, hi) for lo, hi in nodes if (lo, hi) != (0, h.size - 1)]
+        got_lo, got_hi = _parent_interval(p, a, np.array([lo for lo, _ in inner]), np.array([hi for _, hi in inner]))
+        for (lo, hi), glo, ghi in zip(inner, got_lo.tolist(), got_hi.tolist()):
+            over = [(b - a_, (a_, b)) for a_, b in nodes if a_ <= lo and b >= hi and (a_, b) != (lo, hi)]
+            assert (glo, ghi) == min(over)[1], (a, lo, hi)
+
+
+def test_lifting_an_attribute_without_a_tree_widens_it_by_one_leaf_each_side():
+    """Algorithm 6's fallback on an ordered attribute without a tree: the interval grows by one
+    leaf on each side, within the domain."""
+    from ktype.algorithms.local.kconcealment import _lift_random_attribute
+
+    ds = Dataset(pd.DataFrame({"a": np.arange(6)}), quasi_identifiers=["a"], hierarchies={"a": "ordered"})
+    p = Problem.from_dataset(ds)
+    assert not p.tree[0]
+    LO = np.array([[0], [2], [3], [5], [0]], dtype=np.int32)
+    HI = np.array([[0], [2], [4], [5], [5]], dtype=np.int32)
+    rows = np.arange(5)
+    _lift_random_attribute(p, LO, HI, rows, np.random.default_rng(0))
+    assert LO.ravel().tolist() == [0, 1, 2, 4, 0] and HI.ravel().tolist() == [1, 3, 5, 5, 5]
