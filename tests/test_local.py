@@ -865,3 +865,22 @@ def test_lifting_an_attribute_without_a_tree_widens_it_by_one_leaf_each_side():
     rows = np.arange(5)
     _lift_random_attribute(p, LO, HI, rows, np.random.default_rng(0))
     assert LO.ravel().tolist() == [0, 1, 2, 4, 0] and HI.ravel().tolist() == [1, 3, 5, 5, 5]
+
+
+def test_gt_setcover_counts_the_hierarchy_boxes_exactly_and_refuses_beyond_its_limit(monkeypatch):
+    """The boxes method runs up to MAX_BOXES boxes (the product of each attribute's allowed
+    intervals) and refuses beyond, naming the count; a product past 10^12 stops counting and
+    is refused as well."""
+    from ktype.algorithms.local import gionis_tassa as gt
+
+    p = Problem.from_dataset(random_dataset(0, n=6, r=2, m=6))
+    n_box = int(np.prod([len(gt._allowed_values(p, a)[0]) for a in range(p.r)]))
+    monkeypatch.setattr(gt, "MAX_BOXES", n_box)
+    lab = gt.setcover_clusters(p, 2, method="boxes")  # exactly at the limit: it runs
+    assert np.bincount(lab).min() >= 2
+    monkeypatch.setattr(gt, "MAX_BOXES", n_box - 1)
+    with pytest.raises(InvalidParameterError, match=rf"\b{n_box:,} hierarchy boxes"):
+        gt.setcover_clusters(p, 2, method="boxes")
+    big = Problem.from_dataset(random_dataset(0, n=6, r=14, m=8))
+    with pytest.raises(InvalidParameterError, match="hierarchy boxes"):
+        gt.setcover_clusters(big, 2, method="boxes")
