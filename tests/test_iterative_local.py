@@ -301,6 +301,19 @@ def test_refine_bounded_by_two_outer_passes_may_stop_before_a_move_local_optimum
     _assert_move_local_optimum(p, new, 2, before)
 
 
+def test_refine_defaults_are_two_rounds_of_moves_and_two_outer_passes():
+    """On a table where one more round, or one more outer pass, changes the partition, a call
+    with the defaults gives the partition of (2, 2), as the docstring says."""
+    ds = random_dataset(21, n=60, r=3, m=7)
+    p = Problem.from_dataset(ds, "loss_metric")
+    lab = np.random.default_rng(21).permutation(np.arange(ds.n) // 3)
+    default, _ = refine_moves(p, lab.copy(), 3)
+    two_two, _ = refine_moves(p, lab.copy(), 3, max_rounds=2, max_outer=2)
+    assert np.array_equal(default, two_two)
+    for other in ({"max_rounds": 3, "max_outer": 2}, {"max_rounds": 2, "max_outer": 3}):
+        assert not np.array_equal(default, refine_moves(p, lab.copy(), 3, **other)[0]), other
+
+
 def test_refine_reports_its_work_and_refuses_without_the_cost_table(monkeypatch):
     """The stats every call returns (the same keys for an empty table), the documented defaults
     (two rounds of moves, two outer passes), and a clear refusal when the domains are too large
