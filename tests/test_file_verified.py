@@ -295,3 +295,28 @@ def test_the_table_writer_writes_what_pandas_writes_with_line_breaks_quoted(data
 def test_the_table_writer_leaves_floats_dates_and_booleans_to_pandas():
     for col in ([0.5, 1.0], pd.to_datetime(["2020-01-01", "2021-02-03"]), [True, False], ["a", 3]):
         assert _csvtext._fast_to_csv(pd.DataFrame({"a": ["x", "y"], "b": col}), ",", True) is None
+
+
+def test_csv_text_escapes_formulas_unless_told_not_to():
+    """``ktype.io.csv_text`` (public) writes formula cells escaped by default, as its docstring
+    says; ``csv_escape=False`` writes them as they are."""
+    from ktype.io import csv_text
+
+    df = pd.DataFrame({"a": ["=1+2", "-5", "ok"]})
+    assert csv_text(df) == "a\n'=1+2\n-5\nok\n"
+    assert csv_text(df, csv_escape=False) == "a\n=1+2\n-5\nok\n"
+
+
+def test_save_refuses_a_sidecar_that_would_overwrite_the_input_table(tmp_path):
+    """Through the Python API too (the command line refuses earlier, when it plans the job):
+    a release whose metadata sidecar is the file the data was read from is not written."""
+    from ktype.exceptions import OutputPathError
+
+    data = tmp_path / "rel.ktype.json"  # a CSV table, named like the sidecar of rel.csv
+    data.write_text("g,x\n" + "".join(f"{'ab'[i % 2]},{i}\n" for i in range(12)))
+    before = data.read_bytes()
+    ds = ktype.Dataset.from_csv(data, quasi_identifiers=["g"], insensitive=["x"])
+    rel = ktype.anonymize(ds, k=2)
+    with pytest.raises(OutputPathError, match="metadata sidecar .* is the input file"):
+        rel.save(tmp_path / "rel.csv")
+    assert data.read_bytes() == before and not (tmp_path / "rel.csv").exists()
