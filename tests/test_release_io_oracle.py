@@ -232,19 +232,27 @@ def test_a_release_of_no_rows_builds_and_reads_empty():
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_read_back_check_refuses_a_lost_or_invented_number_naming_the_target(tmp_path, fmt):
-    """A numeric cell missing on one side and present on the other is a difference (the
-    release must read back cell for cell); the error names the target, not the temporary."""
+    """A numeric cell missing on one side and present on the other, or a present value changed,
+    or a column renamed, is a difference (the release must read back cell for cell); the error
+    names the target, not the temporary, and the first renamed column by its 1-based number."""
     from ktype.exceptions import VerificationError
     from ktype.io._readback import read_back_check
 
-    expected = pd.DataFrame({"a": [1.5, np.nan, 3.0], "b": [1, 2, 3]})
-    for written in (pd.DataFrame({"a": [1.5, 2.0, 3.0], "b": [1, 2, 3]}),
-                    pd.DataFrame({"a": [np.nan, np.nan, 3.0], "b": [1, 2, 3]})):
+    expected = pd.DataFrame({"a": [1.5, np.nan, 3.0], "b": [1, 2, 3], "c": ["x", "y", "z"]})
+    for written in (pd.DataFrame({"a": [1.5, 2.0, 3.0], "b": [1, 2, 3], "c": ["x", "y", "z"]}),
+                    pd.DataFrame({"a": [np.nan, np.nan, 3.0], "b": [1, 2, 3], "c": ["x", "y", "z"]}),
+                    pd.DataFrame({"a": [1.5, np.nan, 3.0], "b": [1, 2, 4], "c": ["x", "y", "z"]}),
+                    pd.DataFrame({"a": [1.5, np.nan, 3.0], "b": [1, 2, 3], "c": ["x", "y", "w"]})):  # values changed
         tmp = tmp_path / f"tmp.{fmt}"
         written.to_csv(tmp, index=False) if fmt == "csv" else written.to_parquet(tmp, index=False)
         check = read_back_check(expected, fmt=fmt, target=tmp_path / f"release.{fmt}")
         with pytest.raises(VerificationError, match=rf"written file \S*release\.{fmt} does not read back"):
             check(tmp)
+    renamed = tmp_path / f"renamed.{fmt}"
+    w = expected.rename(columns={"b": "x"})
+    w.to_csv(renamed, index=False) if fmt == "csv" else w.to_parquet(renamed, index=False)
+    with pytest.raises(VerificationError, match="column 2 is named 'x' in the file, 'b' in the release"):
+        read_back_check(expected, fmt=fmt, target=tmp_path / f"release.{fmt}")(renamed)
     tmp = tmp_path / f"same.{fmt}"
     expected.to_csv(tmp, index=False) if fmt == "csv" else expected.to_parquet(tmp, index=False)
     read_back_check(expected, fmt=fmt, target=tmp_path / f"release.{fmt}")(tmp)  # the same table passes
