@@ -296,3 +296,22 @@ def test_hierarchy_unchanged_by_release():
     assert ds.fingerprint() == fp
     assert [h.fingerprint() for h in ds.hierarchies] == hf
     assert isinstance(ds.hierarchies[0], Hierarchy)
+
+
+def test_a_release_with_published_sensitive_values_is_sealed():
+    """``with_published_sensitive`` (the transparent mask's path) returns a release whose
+    published sensitive mapping and arrays cannot be changed afterwards, like every release."""
+    from ktype.data import load_adult
+    from ktype.release import FrozenDict
+
+    ds = load_adult(n=200, quasi_identifiers=["sex", "age"], sensitive=("salary-class",))
+    from ktype import anonymize
+
+    rel = anonymize(ds, k=5)
+    codes = np.asarray(ds.sensitive_codes["salary-class"])[rel.source]
+    moved = rel.with_published_sensitive({"salary-class": codes})
+    assert isinstance(moved.published_sensitive, FrozenDict)
+    with pytest.raises(TypeError):
+        moved.published_sensitive["salary-class"] = codes  # type: ignore[index]
+    with pytest.raises(ValueError, match="read-only"):
+        moved.published_sensitive["salary-class"][0] = 1
