@@ -149,11 +149,12 @@ def _distinct_text(s: pd.Series) -> tuple[np.ndarray, list[str]] | None:
     None for any other column (floats, dates, booleans, mixed objects): pandas formats those."""
     if pd.api.types.is_bool_dtype(s):
         return None
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
     if pd.api.types.is_integer_dtype(s):
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
         return codes, [str(int(v)) for v in uniques]  # loop over distinct values
     if not _is_textual(s) or isinstance(s.dtype, pd.CategoricalDtype):
-        return None
+        return None  # decided by the dtype, before any work on the cells
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
     values = np.asarray(uniques, dtype=object).tolist()
     if not all(type(v) is str for v in values):  # loop over distinct values
         return None
@@ -182,6 +183,8 @@ def _fast_to_csv(table: pd.DataFrame, sep: str, header: bool) -> str | None:
 
     if len(sep) != 1 or table.shape[1] == 0 or len(table) == 0:
         return None
+    if any(pd.api.types.is_float_dtype(d) or pd.api.types.is_datetime64_any_dtype(d) for d in table.dtypes):
+        return None  # pandas formats these: decided before any column is factorized
     fields = []
     for j in range(table.shape[1]):  # loop over columns
         got = _distinct_text(table.iloc[:, j])
