@@ -29,11 +29,18 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "'")
 
 
-def _judged_per_distinct(s: pd.Series, judge: Callable[[pd.Series], pd.Series]
+def _judged_per_distinct(s: pd.Series, judge: Callable[[pd.Series], pd.Series], prefix: tuple[str, ...]
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """``judge`` (a boolean per text value) asked once per distinct text value of ``s``, not per
     cell: ``(hit per cell, hit per distinct value, distinct values, code of each cell)``, or
-    None when no cell is hit."""
+    None when no cell is hit.
+
+    ``prefix``: ``judge`` can only hit a value starting with one of these. A column of pandas'
+    string dtype is first tested for them in one vectorized pass, and nothing is factorized
+    when no cell starts with one (the common case: factorizing 10⁶ distinct labels costs far
+    more than the test)."""
+    if isinstance(s.dtype, pd.StringDtype) and not s.str.startswith(prefix, na=False).any():
+        return None
     codes, uniques = pd.factorize(s, use_na_sentinel=True)
     uniq = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
     is_text = uniq.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
@@ -51,7 +58,7 @@ def _judged_per_distinct(s: pd.Series, judge: Callable[[pd.Series], pd.Series]
 
 def _escape_series(s: pd.Series) -> pd.Series:
     """Judged once per distinct value (a release has few), then mapped back to the cells."""
-    judged = _judged_per_distinct(s, lambda txt: txt.str.startswith(_TRIGGERS) & ~txt.str.match(_NUMBER))
+    judged = _judged_per_distinct(s, lambda txt: txt.str.startswith(_TRIGGERS) & ~txt.str.match(_NUMBER), _TRIGGERS)
     if judged is None:
         return s
     risky, risky_u, uniques, codes = judged
@@ -90,7 +97,7 @@ def unescape_csv_cells(df: pd.DataFrame) -> pd.DataFrame:
 
 def _unescape_series(s: pd.Series) -> pd.Series:
     """Judged once per distinct value, as :func:`_escape_series` does, then mapped back."""
-    judged = _judged_per_distinct(s, lambda txt: txt.str.startswith("'") & txt.str[1:2].isin(list(_TRIGGERS)))
+    judged = _judged_per_distinct(s, lambda txt: txt.str.startswith("'") & txt.str[1:2].isin(list(_TRIGGERS)), ("'",))
     if judged is None:
         return s
     esc = judged[0]
