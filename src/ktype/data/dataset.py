@@ -363,8 +363,12 @@ def read_table(
             with open(path, encoding=enc, newline="") as f:
                 header = next(csv.reader(f, delimiter=sep, skipinitialspace=True), [])
             _refuse_duplicate_names([h.strip() for h in header], path)
-            df = pd.read_csv(path, sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False, na_values=[""] + na,
-                             encoding=enc)
+            from ._arrowcsv import read_csv_exact
+
+            df = read_csv_exact(path, sep, header, na, enc)  # pyarrow, where it reads as pandas does
+            if df is None:
+                df = pd.read_csv(path, sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False,
+                                 na_values=[""] + na, encoding=enc)
             df.columns = [str(c).strip() for c in df.columns]
             for c in df.columns:
                 df[c] = df[c].where(df[c].str.strip() != "")  # blank cells are missing too

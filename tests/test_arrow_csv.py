@@ -1,0 +1,146 @@
+"""``read_table`` reads a CSV with pyarrow only where that gives exactly pandas' cells.
+
+The oracle is pandas' own reader with the options ``read_table`` gives it: on random texts made
+of the characters the two readers treat differently (quotes, separators, spaces, tabs, line
+breaks, empty fields, the missing-value strings), wherever the pyarrow path answers, its table
+equals pandas' (values, missing cells, column names and dtypes), and pandas does not refuse the
+file.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ktype.data._arrowcsv import read_csv_exact
+from ktype.data.dataset import read_table
+
+
+def _pandas(path, sep, na, enc="utf-8"):
+    return pd.read_csv(path, sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False, na_values=["", *na],
+                       encoding=enc)
+
+
+def _header(path, sep):
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as f:
+        return next(csv.reader(f, delimiter=sep, skipinitialspace=True), [])
+
+
+TOKENS = ["a", "b", "1", "é", "NA", "x y", " ", "\t", "\r", "\r\n", "\x00", "\ufeff", '"', '""', '"q"', "\n", "\n\n", " \n", '" ', ' "', "'"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sep=st.sampled_from([",", ";", "|", "\t"]), ncol=st.integers(1, 3),
+       body=st.lists(st.one_of(st.sampled_from(TOKENS), st.just("SEP")), max_size=40),
+       na=st.sampled_from([[], ["NA"], ["x y"]]), header_space=st.booleans())
+def test_the_pyarrow_path_reads_what_pandas_reads(tmp_path, sep, ncol, body, na, header_space):
+    names = ["c0", "c1", "c2"][:ncol]
+    header = sep.join((" " + n) if header_space and i == 0 else n for i, n in enumerate(names))
+    text = header + "\n" + "".join(sep if t == "SEP" else t for t in body)
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    fast = read_csv_exact(path, sep, _header(path, sep), na, "utf-8")
+    if fast is None:
+        return
+    slow = _pandas(path, sep, na)  # never refuses a file the pyarrow path read
+    pd.testing.assert_frame_equal(fast, slow)
+
+
+@st.composite
+def _written_csv(draw):
+    """A CSV text as writers make it: fields quoted (quotes doubled) when they need it or at
+    random, now and then a field with a space or a quote pair where pandas and pyarrow differ."""
+    sep = draw(st.sampled_from([",", ";", "|", "\t"]))
+    ncol = draw(st.integers(1, 3))
+    cell = st.text(alphabet=["a", "é", "1", " ", '"', sep, "\n", "N", "A", "-"], max_size=5)
+
+    def field(v: str) -> str:
+        if draw(st.booleans()) or any(ch in v for ch in (sep, '"', "\n")) or v.startswith(" "):
+            return '"' + v.replace('"', '""') + '"'
+        return v
+
+    rows = [[f"c{i}" for i in range(ncol)]] + draw(st.lists(st.lists(cell, min_size=ncol, max_size=ncol), max_size=6))
+    text = "\n".join(sep.join(field(v) for v in r) for r in rows) + draw(st.sampled_from(["", "\n", "\n\n"]))
+    return sep, text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=_written_csv(), na=st.sampled_from([[], ["NA"], ["-"]]))
+def test_written_csv_texts_read_the_same_on_the_pyarrow_path(tmp_path, case, na):
+    sep, text = case
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    fast = read_csv_exact(path, sep, _header(path, sep), na, "utf-8")
+    if fast is not None:
+        pd.testing.assert_frame_equal(fast, _pandas(path, sep, na))
+
+
+def _release_text(sep: str) -> str:
+    return (f'Age{sep}Marital{sep}Note\n17{sep}"Married, spouse present"{sep}"{{a,b}}"\n'
+            f'[17-20]{sep}"say ""hi"""{sep}"two\nlines"\n18{sep}{sep}""\n')
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+def test_a_quoted_release_takes_the_pyarrow_path_and_reads_as_pandas(tmp_path, sep):
+    path = tmp_path / "r.csv"
+    path.write_text(_release_text(sep), encoding="utf-8")
+    fast = read_csv_exact(path, sep, _header(path, sep), [], "utf-8")
+    assert fast is not None
+    pd.testing.assert_frame_equal(fast, _pandas(path, sep, []))
+    assert fast["Note"].tolist()[1] == "two\nlines" and pd.isna(fast["Note"].tolist()[2])
+
+
+@pytest.mark.parametrize("case", ["bom", "carriage return", "nul", "leading space", "leading tab", "header space",
+                                  "short row", "long row", "open quote", "blank name", "latin-1", "bad utf-8"])
+def test_texts_where_the_readers_may_differ_go_to_pandas(tmp_path, case):
+    text, enc = "a,b\nx,y\n", "utf-8"
+    raw = None
+    if case == "bom":
+        raw = codecs.BOM_UTF8 + text.encode()
+    elif case == "carriage return":
+        text = "a,b\r\nx,y\r\n"
+    elif case == "nul":
+        text = "a,b\nx\x00,y\n"
+    elif case == "leading space":
+        text = 'a,b\nx, "y"\n'
+    elif case == "leading tab":
+        text = "a,b\nx,\ty\n"
+    elif case == "header space":
+        text = "a, b\nx,y\n"
+    elif case == "short row":
+        text = "a,b\nx\n"
+    elif case == "long row":
+        text = "a,b\nx,y,z\n"
+    elif case == "open quote":
+        text = 'a,b\nx,"y\n'
+    elif case == "blank name":
+        text = "a,\nx,y\n"
+    elif case == "latin-1":
+        enc = "latin-1"
+    elif case == "bad utf-8":
+        raw = b"a,b\nx,\xff\n"
+    path = tmp_path / "t.csv"
+    path.write_bytes(raw if raw is not None else text.encode())
+    assert read_csv_exact(path, ",", ["a", "b"], [], enc) is None
+
+
+def test_read_table_gives_the_same_table_on_either_path(tmp_path, monkeypatch):
+    import ktype.data._arrowcsv as ac
+
+    path = tmp_path / "r.csv"
+    path.write_text(_release_text(";"), encoding="utf-8")
+    taken = []
+    real = ac.read_csv_exact
+    monkeypatch.setattr(ac, "read_csv_exact", lambda *a, **kw: (r := real(*a, **kw), taken.append(r is not None))[0])
+    fast = read_table(path)
+    monkeypatch.setattr(ac, "read_csv_exact", lambda *a, **kw: None)
+    slow = read_table(path)
+    assert taken == [True]
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs.keys() == slow.attrs.keys()
