@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ktype.algorithms import get_algorithm
 from ktype.datasets.synthetic import census_dataset
 from ktype.exceptions import InternalError
-from ktype.models import _maxflow
+from ktype.models import _graph_kernels, _maxflow
 from ktype.models._graph import ConsistencyGraph
 from ktype.models.freeform import FreeformKAnonymity
 
@@ -164,6 +164,8 @@ def test_a_full_flow_is_believed_only_once_checked(monkeypatch):
         return int(cap[tail == s].sum()), np.zeros(len(tail), dtype=np.int64)
 
     monkeypatch.setattr(_maxflow, "max_flow", liar)
+    # the forced edges fix nothing here, so the solver is asked for the whole k-factor flow
+    monkeypatch.setattr(_graph_kernels, "forced_flow", _fixes_nothing)
     with pytest.raises(InternalError, match="not conserved or not of its value"):
         ConsistencyGraph(view).k_factor(2)
     with pytest.raises(InternalError, match="not conserved or not of its value"):
@@ -258,3 +260,59 @@ def test_released_match_counts_equal_brute_force(seed):
     assert gf.hidden_type == gf.n_box_types - 1  # (seeds 0-2: a type no published row has)
     adj0 = (X[:, None, :] <= hi0[None]).all(axis=2)
     assert np.array_equal(gf.record_adjacency().toarray().astype(bool), adj0)
+
+
+def _fixes_nothing(ea, eb, cap, da, db):
+    return (np.zeros(len(ea), dtype=np.int64), np.ones(len(ea), dtype=bool), cap.copy(), da.copy(), db.copy(), True)
+
+
+def _transport(seed: int):
+    """A random balanced transportation network as the k-factor flow has it: supplies ``k·ma``,
+    demands ``k·mb`` of the same total, edge capacities ``min(ma·mb, k·ma, k·mb)``."""
+    rng = np.random.default_rng(seed)
+    A, B, k = int(rng.integers(1, 7)), int(rng.integers(1, 7)), int(rng.integers(1, 4))
+    ma = rng.integers(1, 4, size=A)
+    mb = np.bincount(rng.integers(0, B, size=int(ma.sum())), minlength=B)
+    keep = mb > 0
+    mb = mb[keep]
+    B = len(mb)
+    pairs = np.argwhere(rng.random((A, B)) < rng.uniform(0.3, 0.9))
+    ea, eb = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+    graph = SimpleNamespace(edge_orig=ea, edge_box=eb, n_orig_types=A, n_box_types=B, n_edges=len(ea))
+    net = ConsistencyGraph._type_network(graph, k * ma, np.minimum(np.minimum(ma[ea] * mb[eb], k * ma[ea]), k * mb[eb]),
+                                         k * mb)
+    return graph, net, k
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_forced_edges_then_a_maximum_flow_find_a_full_flow_exactly_when_one_exists(seed):
+    """Fixing the flow on the edges every full flow fills, then solving what is left, gives a
+    full flow (checked) whenever the whole network has one (brute force), and None otherwise."""
+    graph, net, k = _transport(seed)
+    tail, head, cap, N, s, t = net
+    full = int(cap[tail == s].sum())
+    exists = _brute_max_flow(tail, head, cap, N, s, t) == full
+    got = ConsistencyGraph._forced_then_max_flow(graph, net, k)
+    assert (got is not None) == exists
+    if got is not None:
+        _maxflow.check_flow(tail, head, cap, got, N, s, t, full)
+
+
+def test_the_forced_edges_meet_part_of_the_flow_and_the_solver_the_rest(monkeypatch):
+    """On a network with both kinds of edges the solver is asked only for the flow left, on the
+    edges left; the flows put together are checked on the whole network."""
+    seen = []
+    real = _maxflow.max_flow
+    monkeypatch.setattr(_maxflow, "max_flow", lambda *a, **kw: (seen.append(len(a[0])), real(*a, **kw))[1])
+    mixed = 0
+    for seed in range(200):
+        graph, net, k = _transport(seed)
+        seen.clear()
+        got = ConsistencyGraph._forced_then_max_flow(graph, net, k)
+        if got is not None and seen and seen[0] < len(net[0]):
+            fe = _graph_kernels.forced_flow(graph.edge_orig, graph.edge_box, *(
+                net[2][graph.n_orig_types:graph.n_orig_types + graph.n_edges], net[2][:graph.n_orig_types],
+                net[2][graph.n_orig_types + graph.n_edges:]))[0]
+            mixed += bool(fe.any())
+    assert mixed >= 10

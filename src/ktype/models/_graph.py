@@ -457,7 +457,10 @@ class ConsistencyGraph:
         ma, mb = self.orig_mult, self.box_mult
         ea, eb = self.edge_orig, self.edge_box
         net = self._type_network(k * ma, np.minimum(np.minimum(ma[ea] * mb[eb], k * ma[ea]), k * mb[eb]), k * mb)
-        value, f = max_flow(*net)
+        f = self._forced_then_max_flow(net, k)
+        value = n * k
+        if f is None:
+            value, f = max_flow(*net)
         if value == n * k:
             check_flow(*net[:3], f, *net[3:], value)  # a full flow is believed only once checked
             if k >= 1 and self._factor_support is None:
@@ -466,6 +469,49 @@ class ConsistencyGraph:
         if backend() != "scipy":  # the records left short depend on the flow: reported from scipy's, on any install
             value, f = max_flow(*net, solver="scipy")
         return False, (f[:A] < k * ma)[self.orig_type]
+
+    def _forced_then_max_flow(self, net: tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int],
+                              k: int) -> np.ndarray | None:
+        """A full flow of the k-factor network ``net``, found by fixing the flow on the edges every
+        full flow fills (:func:`~._graph_kernels.forced_flow`) and one maximum flow of what is
+        left; None when that does not give one (then the whole network's maximum flow decides).
+
+        On a freeform release of 10⁶ rows the forced edges are 3.6M of 12.6M and meet 44 % of
+        the flow, and the maximum flow runs on 9.0M edges instead. The flow returned is checked
+        on the whole network by the caller, as any solver's is.
+        """
+        from ._graph_kernels import forced_flow
+        from ._maxflow import max_flow
+
+        A, B, E = self.n_orig_types, self.n_box_types, self.n_edges
+        tail, head, cap = net[:3]
+        if int(cap[:A].sum()) != int(cap[A + E:].sum()):  # a full flow would not meet every demand
+            return None
+        fe, act, c, la, lb, ok = forced_flow(self.edge_orig, self.edge_box, cap[A:A + E], cap[:A], cap[A + E:])
+        if not ok or int(la.sum()) != int(lb.sum()):
+            return None
+        left = np.flatnonzero(act)
+        if len(left):
+            ua, ub = np.flatnonzero(la > 0), np.flatnonzero(lb > 0)
+            ra = np.full(A, -1, dtype=np.int64)
+            ra[ua] = np.arange(len(ua))
+            rb = np.full(B, -1, dtype=np.int64)
+            rb[ub] = np.arange(len(ub))
+            if (ra[self.edge_orig[left]] < 0).any() or (rb[self.edge_box[left]] < 0).any():  # pragma: no cover
+                return None  # an edge left to a node with nothing left: not what forced_flow returns
+            A2, B2 = len(ua), len(ub)
+            t = A2 + B2 + 1
+            sub_tail = np.concatenate([np.zeros(A2, dtype=np.int64), 1 + ra[self.edge_orig[left]],
+                                       1 + A2 + np.arange(B2, dtype=np.int64)])
+            sub_head = np.concatenate([1 + np.arange(A2, dtype=np.int64), 1 + A2 + rb[self.edge_box[left]],
+                                       np.full(B2, t, dtype=np.int64)])
+            value, sub = max_flow(sub_tail, sub_head, np.concatenate([la[ua], c[left], lb[ub]]), t + 1, 0, t)
+            if value != int(la.sum()):
+                return None
+            fe[left] += sub[A2:A2 + len(left)]
+        elif la.any():
+            return None
+        return np.concatenate([cap[:A], fe, cap[A + E:]])
 
     def _type_network(self, cap_orig: np.ndarray, cap_edge: np.ndarray,
                       cap_box: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int]:

@@ -151,3 +151,81 @@ def _sort_type_edges(orig, box, A, B):  # pragma: no cover - compiled
         sb[p] = box[e]
         cnt[orig[e]] = p + 1
     return so, sb
+
+
+@njit
+def forced_flow(ea, eb, cap, da, db):  # pragma: no cover - compiled
+    """Fix the flow a full transportation flow must carry on *forced* edges.
+
+    Network: supplies ``da`` (original types ``a``), demands ``db`` (box types ``b``), edge
+    ``e`` from ``ea[e]`` to ``eb[e]`` with capacity ``cap[e]``; a full flow meets every supply
+    and demand. Rounds, until nothing changes: each active edge's capacity is cut to the
+    supply and demand left at its ends (no full flow carries more; an edge cut to 0 leaves);
+    a node whose active edges' capacities add up to exactly what it has left must fill all of
+    them, so their flow is fixed at capacity, taken from the other ends, and the edges leave.
+    Every step keeps exactly the full flows of the network (each is forced in all of them).
+
+    Returns ``(flow, active, capacity, supply left, demand left, ok)``. ``ok`` is False when a
+    node is seen unable to meet what it has left (fewer active capacities, or a demand driven
+    below 0): then no full flow exists, which the caller establishes with a maximum flow of
+    the whole network, not with this.
+    """
+    E = ea.shape[0]
+    A = da.shape[0]
+    B = db.shape[0]
+    f = np.zeros(E, dtype=np.int64)
+    act = np.ones(E, dtype=np.bool_)
+    c = cap.copy()
+    la = da.copy()
+    lb = db.copy()
+    sa = np.empty(A, dtype=np.int64)
+    sb = np.empty(B, dtype=np.int64)
+    changed = True
+    while changed:
+        changed = False
+        for side in range(2):
+            sa[:] = 0
+            sb[:] = 0
+            for e in range(E):
+                if act[e]:
+                    m = min(c[e], la[ea[e]], lb[eb[e]])
+                    c[e] = m
+                    if m == 0:
+                        act[e] = False
+                    else:
+                        sa[ea[e]] += m
+                        sb[eb[e]] += m
+            for a in range(A):
+                if sa[a] < la[a]:
+                    return f, act, c, la, lb, False
+            for b in range(B):
+                if sb[b] < lb[b]:
+                    return f, act, c, la, lb, False
+            for e in range(E):
+                if act[e]:
+                    u = ea[e]
+                    v = eb[e]
+                    if side == 0 and sa[u] == la[u]:
+                        lb[v] -= c[e]
+                    elif side == 1 and sb[v] == lb[v]:
+                        la[u] -= c[e]
+                    else:
+                        continue
+                    f[e] = c[e]
+                    act[e] = False
+                    changed = True
+            if side == 0:
+                for a in range(A):
+                    if sa[a] == la[a]:
+                        la[a] = 0
+                for b in range(B):
+                    if lb[b] < 0:
+                        return f, act, c, la, lb, False
+            else:
+                for b in range(B):
+                    if sb[b] == lb[b]:
+                        lb[b] = 0
+                for a in range(A):
+                    if la[a] < 0:
+                        return f, act, c, la, lb, False
+    return f, act, c, la, lb, True
