@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -137,7 +138,9 @@ def test_save_reads_the_file_back_and_discards_a_file_that_differs(tmp_path, mon
     path = tmp_path / "r.csv"
     path.write_text("earlier release\n")
     monkeypatch.setattr(_csvtext, "_to_csv", _unquoted_to_csv)
-    with pytest.raises(ktype.exceptions.VerificationError, match=r"does not read back as the verified release: .*rows"):
+    # the message names the file the user asked for, not the temporary file it was written to
+    with pytest.raises(ktype.exceptions.VerificationError,
+                       match=rf"The written file {re.escape(str(path))} does not read back as the verified release: .*rows"):
         rel.save(path)
     assert path.read_text() == "earlier release\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
@@ -176,6 +179,9 @@ def test_read_back_compare_units():
     off = got.copy()
     off.loc[0, "f"] = "0.3"
     assert "column 'f'" in _readback.table_difference(exp, off, csv=True)
+    # a trailing NUL character lost on the way is a difference (a NumPy unicode array would drop it)
+    nul = pd.DataFrame({"t": ["a\x00", "b"]})
+    assert "column 't', data row 1" in _readback.table_difference(nul, pd.DataFrame({"t": ["a", "b"]}), csv=True)
 
 
 def test_cli_does_not_say_verified_when_the_file_differs(tmp_path, monkeypatch):
@@ -320,3 +326,14 @@ def test_save_refuses_a_sidecar_that_would_overwrite_the_input_table(tmp_path):
     with pytest.raises(OutputPathError, match="metadata sidecar .* is the input file"):
         rel.save(tmp_path / "rel.csv")
     assert data.read_bytes() == before and not (tmp_path / "rel.csv").exists()
+
+
+def test_a_sidecar_that_is_no_json_is_named_when_the_release_is_read(tmp_path):
+    """Reading a release whose sidecar was damaged: the error names the sidecar, the file to
+    mend or remove (not the release, not a placeholder)."""
+    path = tmp_path / "r.csv"
+    _release("x").save(path)
+    side = sidecar_path(path)
+    side.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ktype.exceptions.DataError, match=rf"The release metadata in {re.escape(str(side))} is not valid JSON"):
+        read_release(path)

@@ -78,7 +78,7 @@ def test_symlink_fifo_device_directory_are_refused(table, tmp_path):
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
     res = anon(path, "-O", fifo, "--force")  # would block forever if opened
-    assert res.exit_code == 3 and "FIFO" in res.output
+    assert res.exit_code == 3 and "is a FIFO (named pipe), not a regular file" in " ".join(res.output.split())
     import stat
 
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
@@ -124,7 +124,9 @@ def test_unwritable_directory_is_explained(table, tmp_path, monkeypatch):
     ro = tmp_path / "ro"
     ro.mkdir()
     real = os.access
-    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == str(ro) else real(p, mode, **kw))
+    # the directory exists but may not be written (as root os.access says yes to everything):
+    # only a question that asks for write permission gets no
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: not mode & os.W_OK if str(p) == str(ro) else real(p, mode, **kw))
     res = anon(path, "-O", ro / "o.csv")
     assert res.exit_code == 3 and "not writable (permission denied)" in res.output
     assert list(ro.iterdir()) == []
@@ -275,3 +277,39 @@ def test_metadata_sidecar_may_not_collide(table, tmp_path):
     res = anon(path, "-O", tmp_path / "data.csv", "--force", "--config", side_input)
     assert res.exit_code == 3
     assert side_input.read_text() == "{}"
+
+
+def test_a_sidecar_hard_linked_to_the_release_path_is_refused(table, tmp_path):
+    """Release.save to a path whose sidecar path is the same file (a hard link): refused before
+    anything is written, and neither is touched. (The CLI refuses it earlier, as the output.)"""
+    import ktype
+    from ktype.exceptions import OutputPathError
+
+    _, df = table
+    rel = ktype.anonymize(df, quasi_identifiers=["age", "zip"], sensitive="disease", insensitive=["note"], k=4)
+    out = tmp_path / "rel.csv"
+    out.write_text("earlier release\n")
+    os.link(out, tmp_path / "rel.ktype.json")
+    with pytest.raises(OutputPathError, match="metadata sidecar and the release are the same file"):
+        rel.save(out)
+    assert out.read_text() == "earlier release\n" and os.stat(out).st_nlink == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "O_TMPFILE"), reason="O_TMPFILE is Linux's")
+def test_link_fd_names_a_temporary_file_or_says_why_not(tmp_path):
+    """``_link_fd`` gives an unnamed file its name; where the kernel cannot (a missing directory)
+    it answers False, so the caller falls back to a named temporary file; where the name is
+    taken it raises, naming the path."""
+    fd = os.open(tmp_path, os.O_TMPFILE | os.O_WRONLY, 0o600)
+    try:
+        os.write(fd, b"x")
+        assert _files._link_fd(fd, tmp_path / "missing" / "a.csv") is False
+        taken = tmp_path / "taken.csv"
+        taken.write_text("keep")
+        with pytest.raises(OSError, match="taken.csv") as e:
+            _files._link_fd(fd, taken)
+        assert e.value.errno == 17 and taken.read_text() == "keep"
+        assert _files._link_fd(fd, tmp_path / "a.csv") is True
+        assert (tmp_path / "a.csv").read_bytes() == b"x"
+    finally:
+        os.close(fd)

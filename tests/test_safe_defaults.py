@@ -121,6 +121,7 @@ def test_k1_release_says_it_protects_nothing(people, tmp_path):
     rel = ktype.anonymize(people, **ROLES, k=1)
     (w,) = rel.warnings()
     assert w.startswith("k = 1 protects nothing: every record may be its own class")
+    assert w.endswith("Use k >= 2 (or ℓ >= 2) for a release that protects anyone.")  # what to do instead
     assert rel.summary()["warnings"] == [w]
     assert ktype.anonymize(people, **ROLES, l=1).warnings()[0].startswith("ℓ = 1 protects nothing")
     both = ktype.anonymize(people, **ROLES, k=1, l=1).warnings()
