@@ -96,37 +96,28 @@ def test_a_quoted_release_takes_the_pyarrow_path_and_reads_as_pandas(tmp_path, s
     assert fast["Note"].tolist()[1] == "two\nlines" and pd.isna(fast["Note"].tolist()[2])
 
 
-@pytest.mark.parametrize("case", ["bom", "carriage return", "nul", "leading space", "leading tab", "header space",
-                                  "short row", "long row", "open quote", "blank name", "latin-1", "bad utf-8"])
+#: texts where the two readers may differ, as bytes, and the encoding they are read with
+DIFFERING = {
+    "bom": (codecs.BOM_UTF8 + b"a,b\nx,y\n", "utf-8"),
+    "carriage return": (b"a,b\r\nx,y\r\n", "utf-8"),
+    "nul": (b"a,b\nx\x00,y\n", "utf-8"),
+    "leading space": (b'a,b\nx, "y"\n', "utf-8"),
+    "leading tab": (b"a,b\nx,\ty\n", "utf-8"),
+    "header space": (b"a, b\nx,y\n", "utf-8"),
+    "short row": (b"a,b\nx\n", "utf-8"),
+    "long row": (b"a,b\nx,y,z\n", "utf-8"),
+    "open quote": (b'a,b\nx,"y\n', "utf-8"),
+    "blank name": (b"a,\nx,y\n", "utf-8"),
+    "latin-1": (b"a,b\nx,y\n", "latin-1"),
+    "bad utf-8": (b"a,b\nx,\xff\n", "utf-8"),
+}
+
+
+@pytest.mark.parametrize("case", list(DIFFERING))
 def test_texts_where_the_readers_may_differ_go_to_pandas(tmp_path, case):
-    text, enc = "a,b\nx,y\n", "utf-8"
-    raw = None
-    if case == "bom":
-        raw = codecs.BOM_UTF8 + text.encode()
-    elif case == "carriage return":
-        text = "a,b\r\nx,y\r\n"
-    elif case == "nul":
-        text = "a,b\nx\x00,y\n"
-    elif case == "leading space":
-        text = 'a,b\nx, "y"\n'
-    elif case == "leading tab":
-        text = "a,b\nx,\ty\n"
-    elif case == "header space":
-        text = "a, b\nx,y\n"
-    elif case == "short row":
-        text = "a,b\nx\n"
-    elif case == "long row":
-        text = "a,b\nx,y,z\n"
-    elif case == "open quote":
-        text = 'a,b\nx,"y\n'
-    elif case == "blank name":
-        text = "a,\nx,y\n"
-    elif case == "latin-1":
-        enc = "latin-1"
-    elif case == "bad utf-8":
-        raw = b"a,b\nx,\xff\n"
+    raw, enc = DIFFERING[case]
     path = tmp_path / "t.csv"
-    path.write_bytes(raw if raw is not None else text.encode())
+    path.write_bytes(raw)
     assert read_csv_exact(path, ",", ["a", "b"], [], enc) is None
 
 

@@ -154,6 +154,28 @@ def _sort_type_edges(orig, box, A, B):  # pragma: no cover - compiled
 
 
 @njit
+def _short(s, left):  # pragma: no cover - compiled
+    """Some node's active capacities ``s`` fall short of what it has ``left``."""
+    for i in range(s.shape[0]):
+        if s[i] < left[i]:
+            return True
+    return False
+
+
+@njit
+def _settle(s, left, other):  # pragma: no cover - compiled
+    """The nodes whose edges were just filled (``s == left``) have nothing left; False when
+    that overdrew a node of the other side (``other < 0``: no full flow)."""
+    for i in range(s.shape[0]):
+        if s[i] == left[i]:
+            left[i] = 0
+    for i in range(other.shape[0]):
+        if other[i] < 0:
+            return False
+    return True
+
+
+@njit
 def forced_flow(ea, eb, cap, da, db):  # pragma: no cover - compiled
     """Fix the flow a full transportation flow must carry on *forced* edges.
 
@@ -195,12 +217,8 @@ def forced_flow(ea, eb, cap, da, db):  # pragma: no cover - compiled
                     else:
                         sa[ea[e]] += m
                         sb[eb[e]] += m
-            for a in range(A):
-                if sa[a] < la[a]:
-                    return f, act, c, la, lb, False
-            for b in range(B):
-                if sb[b] < lb[b]:
-                    return f, act, c, la, lb, False
+            if _short(sa, la) or _short(sb, lb):
+                return f, act, c, la, lb, False
             for e in range(E):
                 if act[e]:
                     u = ea[e]
@@ -214,18 +232,7 @@ def forced_flow(ea, eb, cap, da, db):  # pragma: no cover - compiled
                     f[e] = c[e]
                     act[e] = False
                     changed = True
-            if side == 0:
-                for a in range(A):
-                    if sa[a] == la[a]:
-                        la[a] = 0
-                for b in range(B):
-                    if lb[b] < 0:
-                        return f, act, c, la, lb, False
-            else:
-                for b in range(B):
-                    if sb[b] == lb[b]:
-                        lb[b] = 0
-                for a in range(A):
-                    if la[a] < 0:
-                        return f, act, c, la, lb, False
+            settled = _settle(sa, la, lb) if side == 0 else _settle(sb, lb, la)
+            if not settled:
+                return f, act, c, la, lb, False
     return f, act, c, la, lb, True
