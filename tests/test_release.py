@@ -315,3 +315,12 @@ def test_a_release_with_published_sensitive_values_is_sealed():
         moved.published_sensitive["salary-class"] = codes  # type: ignore[index]
     with pytest.raises(ValueError, match="read-only"):
         moved.published_sensitive["salary-class"][0] = 1
+
+
+def test_the_protects_nothing_warning_says_what_to_do_instead():
+    from ktype.release import protects_nothing_warning
+
+    w = protects_nothing_warning(["k = 1"])
+    assert w.startswith("k = 1 protects nothing: ")
+    assert w.endswith("Use k >= 2 (or ℓ >= 2) for a release that protects anyone.")
+    assert protects_nothing_warning(["k = 1", "ℓ = 1"]).startswith("k = 1 and ℓ = 1 protect nothing: ")

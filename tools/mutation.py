@@ -172,6 +172,10 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         [T + "test_linking.py", T + "test_matching.py", T + "test_anatomy_audit.py", T + "test_transparent_oracle.py",
          T + "test_transparent.py", T + "test_transparent_baselines.py", T + "test_ktype_models.py"],
     ),
+    "data_csv_reader": (
+        ["src/ktype/data/_arrowcsv.py"],
+        [T + "test_arrow_csv.py", T + "test_reading.py"],
+    ),
     "data": (
         ["src/ktype/data/dataset.py", "src/ktype/data/hierarchy.py", "src/ktype/data/types.py",
          "src/ktype/data/_shapes.py", "src/ktype/data/_values.py", "src/ktype/data/builders.py",
