@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ktype.data._arrowcsv import read_csv_exact
+from ktype.data import _arrowcsv
+from ktype.data._arrowcsv import _quotes_close, read_csv_exact
 from ktype.data.dataset import read_table
 
 
@@ -110,6 +111,7 @@ DIFFERING = {
     "blank name": (b"a,\nx,y\n", "utf-8"),
     "latin-1": (b"a,b\nx,y\n", "latin-1"),
     "bad utf-8": (b"a,b\nx,\xff\n", "utf-8"),
+    "leading space, no quote": (b"a,b\nx, y\n", "utf-8"),
 }
 
 
@@ -135,3 +137,75 @@ def test_read_table_gives_the_same_table_on_either_path(tmp_path, monkeypatch):
     assert taken == [True]
     pd.testing.assert_frame_equal(fast, slow)
     assert fast.attrs.keys() == slow.attrs.keys()
+
+
+def _quotes_close_oracle(text: str, sep: str) -> bool:
+    """``_quotes_close`` character by character, as the tokenizer reads quotes: a quote at a
+    field's start opens a quoted field, a doubled quote inside one is a quote, a single one
+    closes it, and text may follow the closing quote; a quote anywhere else is literal. True
+    iff no quoted field is open at the end and no odd run of literal quotes occurs."""
+    state, run = "start", 0
+    for ch in text + "\x00":  # a sentinel that ends the last run
+        if state == "unquoted" and ch == '"':
+            run += 1
+            continue
+        if run % 2:
+            return False
+        run = 0
+        if ch == "\x00":
+            break
+        if state in ("start", "unquoted", "closed") and ch in (sep, "\n"):
+            state = "start"
+        elif state == "start":
+            state = "quoted" if ch == '"' else "unquoted"
+        elif state == "quoted":
+            state = "closed" if ch == '"' else "quoted"
+        elif state == "closed":  # a quote just closed the field, or begins a doubled quote
+            state = "quoted" if ch == '"' else "unquoted"
+    return state != "quoted"
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet=['"', ",", "\n", "a"], max_size=24))
+def test_the_quote_scan_is_the_tokenizer_run_by_run(text):
+    assert _quotes_close(text.encode(), ",") == _quotes_close_oracle(text, ",")
+
+
+@pytest.mark.parametrize("sep", [" ", '"', ";;", "\n"])
+def test_a_separator_pyarrow_cannot_take_goes_to_pandas(tmp_path, sep):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a;;b\nx;;y\n")
+    assert read_csv_exact(path, sep, ["a", "b"], [], "utf-8") is None
+
+
+def test_numbers_and_quote_free_files_take_the_pyarrow_path_as_text(tmp_path):
+    """Every column is read as text, numbers too (as pandas reads them with dtype=str); a file
+    without a quote needs no quote scan to pass."""
+    path = tmp_path / "n.csv"
+    path.write_bytes(b"a,b\n1,02139\n2,\n")
+    fast = read_csv_exact(path, ",", ["a", "b"], [], "utf-8")
+    assert fast is not None and fast["b"].tolist()[0] == "02139"
+    pd.testing.assert_frame_equal(fast, _pandas(path, ",", []))
+    # asked for other column names than the header's, pyarrow would infer numbers: refused
+    assert read_csv_exact(path, ",", ["x", "y"], [], "utf-8") is None
+
+
+def test_quoted_line_breaks_across_pyarrow_blocks(tmp_path):
+    """A file of several of pyarrow's 1 MB blocks with quoted line breaks everywhere: read by
+    pyarrow as pandas reads it (pyarrow must be told that values hold line breaks)."""
+    rows = [f'{i},"line {i}\nnext, ""q""\n",{i % 7}' for i in range(60_000)]
+    path = tmp_path / "big.csv"
+    path.write_text("a,b,c\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert path.stat().st_size > 2_000_000
+    fast = read_csv_exact(path, ",", ["a", "b", "c"], [], "utf-8")
+    assert fast is not None
+    pd.testing.assert_frame_equal(fast, _pandas(path, ",", []))
+
+
+def test_with_pandas_object_text_columns_pandas_reads(tmp_path, monkeypatch):
+    """pandas before 3 reads text as object columns (missing cells NaN): pyarrow's table would
+    not be the same, so pandas reads."""
+    monkeypatch.setattr(_arrowcsv, "_text_dtype", lambda: None)
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a,b\nx,y\n")
+    assert read_csv_exact(path, ",", ["a", "b"], [], "utf-8") is None

@@ -7,6 +7,8 @@ but it has no ``skipinitialspace``, and the two readers differ on a few malforme
 texts. :func:`read_csv_exact` therefore takes pyarrow's result only where the two are known to
 give the same cells, and returns None (read it with pandas) otherwise:
 
+* pandas reads text as pyarrow-backed ``str`` columns (pandas 3), so that the two tables can be
+  the same;
 * the file is UTF-8 without a byte-order mark, and holds no carriage return and no NUL byte;
 * the separator is one character other than a space, quote or line break;
 * every quoted field is closed, and no quote stands alone inside an unquoted field
@@ -46,7 +48,8 @@ def read_csv_exact(path: Path, sep: str, names: Sequence[str], na: Sequence[str]
     keep_default_na=False, na_values=[""] + na, encoding=encoding)`` returns, read by pyarrow,
     or None where the two readers might differ (module docstring). ``names``: the header's
     fields as Python's csv module reads them (only used to ask pyarrow for text columns)."""
-    if codecs.lookup(encoding).name != "utf-8" or len(sep) != 1 or sep in ' "\r\n\x00':
+    text = _text_dtype()
+    if text is None or codecs.lookup(encoding).name != "utf-8" or len(sep) != 1 or sep in ' "\r\n\x00':
         return None
     data = path.read_bytes()
     if data.startswith(codecs.BOM_UTF8) or b"\r" in data or b"\x00" in data:
@@ -76,10 +79,20 @@ def read_csv_exact(path: Path, sep: str, names: Sequence[str], na: Sequence[str]
             return None
         if pc.any(pc.starts_with(col, " ")).as_py() or pc.any(pc.starts_with(col, "\t")).as_py():
             return None
-    text = pd.StringDtype("pyarrow", na_value=np.nan)
     df = table.to_pandas(types_mapper=lambda t: text if pa.types.is_string(t) or pa.types.is_large_string(t) else None)
     df.columns = cols
     return df
+
+
+def _text_dtype() -> pd.api.extensions.ExtensionDtype | None:
+    """The dtype pandas' reader gives text columns (``dtype=str``) when it is pyarrow-backed
+    text with NaN for missing cells (pandas 3; pandas 2.3 with ``future.infer_string``), else
+    None: with pandas' older object columns (missing cells NaN, not None) pandas reads."""
+    dt = pd.Series(["x"], dtype=str).dtype
+    na = getattr(dt, "na_value", None)
+    if isinstance(dt, pd.StringDtype) and dt.storage == "pyarrow" and isinstance(na, float) and np.isnan(na):
+        return dt
+    return None
 
 
 def _quotes_close(data: bytes, sep: str) -> bool:
