@@ -209,3 +209,20 @@ def test_with_pandas_object_text_columns_pandas_reads(tmp_path, monkeypatch):
     path = tmp_path / "t.csv"
     path.write_bytes(b"a,b\nx,y\n")
     assert read_csv_exact(path, ",", ["a", "b"], [], "utf-8") is None
+
+
+@pytest.mark.parametrize("option", [("future.infer_string", False), ("mode.string_storage", "python")])
+def test_where_pandas_reads_text_otherwise_pandas_reads(tmp_path, option):
+    """pandas' object text columns (pandas < 3, or the infer_string option off) and its
+    Python-backed str columns: the pyarrow path is off, and read_table reads as pandas does."""
+    import warnings
+
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a,b\nx,\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the infer_string option is deprecated in pandas 3
+        with pd.option_context(*option):
+            assert _arrowcsv._text_dtype() is None
+            assert read_csv_exact(path, ",", ["a", "b"], [], "utf-8") is None
+            got = read_table(path)
+            assert got["a"].dtype == _pandas(path, ",", [])["a"].dtype
