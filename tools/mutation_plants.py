@@ -182,6 +182,25 @@ KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
         "a population value unknown to the hierarchy counted in boxes that do not cover the whole domain "
         "(F too large: risk understated)",
     ),
+    # the k-factor flow's forced edges (models/_graph_kernels.forced_flow, issue #25)
+    "forced_demand_not_reduced": (
+        "src/ktype/models/_graph_kernels.py", "                        lb[v] -= c[e]\n",
+        "                        lb[v] -= 0\n",
+        [T + "test_maxflow.py", "-k", "forced"],
+        "an original type's forced edges are filled without taking their flow from the box types' demands",
+    ),
+    "forced_fill_with_slack": (
+        "src/ktype/models/_graph_kernels.py", "                    if side == 0 and sa[u] == la[u]:\n",
+        "                    if side == 0 and sa[u] <= la[u] + 1:\n",
+        [T + "test_maxflow.py", "-k", "forced"],
+        "a node with one unit of slack counts as forced: its edges are all filled",
+    ),
+    "forced_cut_one_side": (
+        "src/ktype/models/_graph_kernels.py", "                    m = min(c[e], la[ea[e]], lb[eb[e]])\n",
+        "                    m = min(c[e], la[ea[e]])\n",
+        [T + "test_maxflow.py", "-k", "forced"],
+        "an edge's capacity is not cut to what its box type still needs",
+    ),
 }
 
 ISSUE: dict[str, tuple[str, str, str, list[str], str]] = {
