@@ -316,3 +316,13 @@ def test_the_forced_edges_meet_part_of_the_flow_and_the_solver_the_rest(monkeypa
                 net[2][graph.n_orig_types + graph.n_edges:]))[0]
             mixed += bool(fe.any())
     assert mixed >= 10
+
+
+def test_a_one_arc_network_and_an_empty_one():
+    """The smallest networks: one arc from the source to the sink carries its capacity; no arc
+    carries nothing (the solvers are not asked)."""
+    for solver in ("ortools", "scipy"):
+        value, flow = _maxflow.max_flow(np.array([0]), np.array([1]), np.array([5]), 2, 0, 1, solver=solver)
+        assert value == 5 and flow.tolist() == [5]
+    value, flow = _maxflow.max_flow(np.zeros(0), np.zeros(0), np.zeros(0), 2, 0, 1)
+    assert value == 0 and flow.shape == (0,)
