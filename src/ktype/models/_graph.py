@@ -126,6 +126,22 @@ def _set_bits(sets: dict[int, np.ndarray], perm: np.ndarray, n_rows: int, lead: 
     return bits
 
 
+def _transport_network(src: np.ndarray, dst: np.ndarray, n_src: int, n_dst: int, cap_src: np.ndarray,
+                       cap_edge: np.ndarray, cap_dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int]:
+    """A bipartite transport network as :func:`~._maxflow.max_flow` takes it:
+    ``(tail, head, cap, n_nodes, s, t)`` with the arcs source ``0`` -> node ``1 + i`` of the
+    first side (``cap_src``), then the edges ``src[e] -> dst[e]`` in edge order (``cap_edge``),
+    then node ``1 + n_src + j`` of the second side -> sink ``n_src + n_dst + 1``
+    (``cap_dst``); arc ``n_src + e`` is edge ``e``."""
+    t = n_src + n_dst + 1
+    tail = np.concatenate([np.zeros(n_src, dtype=np.int64), 1 + np.asarray(src, dtype=np.int64),
+                           1 + n_src + np.arange(n_dst, dtype=np.int64)])
+    head = np.concatenate([1 + np.arange(n_src, dtype=np.int64), 1 + n_src + np.asarray(dst, dtype=np.int64),
+                           np.full(n_dst, t, dtype=np.int64)])
+    cap = np.concatenate([cap_src, cap_edge, cap_dst]).astype(np.int64)
+    return tail, head, cap, t + 1, 0, t
+
+
 # ------------------------------------------------------------------------------- the graph
 class ConsistencyGraph:
     """Type-compressed consistency graph of a release (see the module docstring).
@@ -484,7 +500,7 @@ class ConsistencyGraph:
         from ._maxflow import max_flow
 
         A, B, E = self.n_orig_types, self.n_box_types, self.n_edges
-        tail, head, cap = net[:3]
+        cap = net[2]
         if int(cap[:A].sum()) != int(cap[A + E:].sum()):  # a full flow would not meet every demand
             return None
         fe, act, c, la, lb, ok = forced_flow(self.edge_orig, self.edge_box, cap[A:A + E], cap[:A], cap[A + E:])
@@ -500,16 +516,12 @@ class ConsistencyGraph:
             left_a, left_b = ra[self.edge_orig[left]], rb[self.edge_box[left]]
             if (left_a < 0).any() or (left_b < 0).any():  # pragma: no cover
                 return None  # an edge left to a node with nothing left: not what forced_flow returns
-            A2, B2 = len(ua), len(ub)
-            t = A2 + B2 + 1
             # posed from the box types' side (source -> box type -> original type -> sink):
             # OR-Tools solves this orientation 8-12 % faster here; the edge flows are the same
-            sub_tail = np.concatenate([np.zeros(B2, dtype=np.int64), 1 + left_b, 1 + B2 + np.arange(A2, dtype=np.int64)])
-            sub_head = np.concatenate([1 + np.arange(B2, dtype=np.int64), 1 + B2 + left_a, np.full(A2, t, dtype=np.int64)])
-            value, sub = max_flow(sub_tail, sub_head, np.concatenate([lb[ub], c[left], la[ua]]), t + 1, 0, t)
+            value, sub = max_flow(*_transport_network(left_b, left_a, len(ub), len(ua), lb[ub], c[left], la[ua]))
             if value != int(la.sum()):
                 return None
-            fe[left] += sub[B2:B2 + len(left)]
+            fe[left] += sub[len(ub):len(ub) + len(left)]
         elif la.any():
             return None
         return np.concatenate([cap[:A], fe, cap[A + E:]])
@@ -520,12 +532,8 @@ class ConsistencyGraph:
         ``(tail, head, cap, n_nodes, s, t)`` with the arcs source ``0`` -> original type
         ``1 + a`` (``cap_orig``), then the type edges in edge order (``cap_edge``), then box type
         ``1 + A + b`` -> sink ``A + B + 1`` (``cap_box``); arc ``A + e`` is type edge ``e``."""
-        A, B = self.n_orig_types, self.n_box_types
-        t = A + B + 1
-        tail = np.concatenate([np.zeros(A, dtype=np.int64), 1 + self.edge_orig, 1 + A + np.arange(B, dtype=np.int64)])
-        head = np.concatenate([1 + np.arange(A, dtype=np.int64), 1 + A + self.edge_box, np.full(B, t, dtype=np.int64)])
-        cap = np.concatenate([cap_orig, cap_edge, cap_box]).astype(np.int64)
-        return tail, head, cap, A + B + 2, 0, t
+        return _transport_network(self.edge_orig, self.edge_box, self.n_orig_types, self.n_box_types,
+                                  cap_orig, cap_edge, cap_box)
 
     def _indicator_orig(self) -> sparse.csr_matrix:
         from scipy import sparse
