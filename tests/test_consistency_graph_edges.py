@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ktype.models._graph_kernels as graph_kernels
 from ktype.data.dataset import Dataset
@@ -63,3 +65,34 @@ def _assert_edges_are_containment(g: ConsistencyGraph, rel) -> None:
     want = np.unique(np.stack([g.orig_type[i], g.box_type[t]], axis=1), axis=0)
     got = np.stack([g.edge_orig, g.edge_box], axis=1)
     assert got.tolist() == want.tolist()  # np.unique sorts rows: by original type, then box type
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_skip_scan_over_value_sets_equals_testing_every_candidate(data):
+    """``type_edges_sets`` jumps past runs of types sharing the columns up to the first one
+    that fails; it must list exactly the candidates a test of each one finds, in order, for
+    sorted types (long runs) and for any order."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    A = data.draw(st.integers(1, 40))
+    C = data.draw(st.integers(2, 5))
+    dom = rng.integers(1, 5, C)
+    dom[0] = 1  # the graph's leading column of zeros
+    xa = np.column_stack([rng.integers(0, m, A) for m in dom]).astype(np.int32)
+    if data.draw(st.booleans()):
+        xa = xa[np.lexsort(xa.T[::-1])]
+    S = data.draw(st.integers(1, 12))
+    lo = np.column_stack([rng.integers(0, m, S) for m in dom]).astype(np.int32)
+    hi = np.maximum(lo, np.column_stack([rng.integers(0, m, S) for m in dom])).astype(np.int32)
+    is_set = rng.random(C) < 0.5
+    is_set[0] = False
+    member = rng.random((S, C, 64)) < 0.6
+    bits = np.packbits(member, axis=2, bitorder="little").view("<u8")
+    start = rng.integers(0, A + 1, S)
+    stop = np.maximum(start, rng.integers(0, A + 1, S))
+    cnt, out = graph_kernels.type_edges_sets(xa, lo, hi, bits, is_set, start.astype(np.int64), stop.astype(np.int64))
+    want = [[a for a in range(start[s], stop[s])
+             if all(lo[s, c] <= xa[a, c] <= hi[s, c] and (not is_set[c] or member[s, c, xa[a, c]]) for c in range(1, C))]
+            for s in range(S)]
+    assert cnt.tolist() == [len(w) for w in want]
+    assert out.tolist() == [a for w in want for a in w]

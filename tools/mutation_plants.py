@@ -151,15 +151,25 @@ KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
     ),
     # the consistency graph (the matches behind k-concealment, (k,k)-anonymity and the local risk)
     "graph_set_membership_dropped": (
-        "src/ktype/models/_graph_kernels.py", "if is_set[col] and not (", "if is_set[col] and False and not (",
+        "src/ktype/models/_graph_kernels.py", "is_set[col] and not (bits", "is_set[col] and False and not (bits",
         [T + "test_freeform_kfactor.py", T + "test_graph_factor_support.py", T + "test_freeform_oracle.py"],
         "a freeform value set is read as its range [min, max]: records outside the set count as matches",
     ),
     "graph_in_box_upper_edge": (
-        "src/ktype/models/_graph_kernels.py", "        if v < blo[b, col] or v > bhi[b, col]:\n            return False\n",
-        "        if v < blo[b, col] or v >= bhi[b, col]:\n            return False\n",
+        "src/ktype/models/_graph_kernels.py", "if v < blo[b, col] or v > bhi[b, col] or (",
+        "if v < blo[b, col] or v >= bhi[b, col] or (",
         [T + "test_freeform_kfactor.py", T + "test_graph_factor_support.py", T + "test_freeform_oracle.py"],
         "a record on the upper edge of a freeform box is not consistent with it",
+    ),
+    "graph_skip_past_run": (
+        "src/ktype/models/_graph_kernels.py", "a = ends[a, col]  # the rest", "a = ends[a, col] + 1  # the rest",
+        [T + "test_consistency_graph_edges.py"],
+        "the freeform skip scan jumps one type past the run that fails (an edge to the next type is lost)",
+    ),
+    "graph_run_end_one_column_late": (
+        "src/ktype/models/_graph_kernels.py", "ends[a, c] = a + 1 if c >= first_diff", "ends[a, c] = a + 1 if c > first_diff",
+        [T + "test_consistency_graph_edges.py"],
+        "a run is taken to go on past a row that differs in the failing column (types inside the box skipped)",
     ),
     # the population count inside the boxes of a local recoding (journalist risk)
     "risk_boxes_upper_edge": (

@@ -41,9 +41,17 @@ def type_edges(xa, orders, oid, blo, bhi, start, stop):
 def type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):
     """:func:`type_edges` for freeform releases: scan row s reads the types
     ``start[s]:stop[s]`` of ``xa``'s own order, and set columns test membership in the
-    box's value set (``bits``)."""
+    box's value set (``bits``).
+
+    A skip scan: when type ``a`` first fails column ``c``, so does every type after it that
+    shares its columns ``0..c`` (they hold the same values there), and the scan jumps past
+    that run (:func:`_prefix_run_ends`). Types sorted by their columns (as the graph builds
+    them) form long runs; any order stays correct. On the 10^6-row census release this
+    visits 6.5 * 10^7 of the 1.2 * 10^9 candidates.
+    """
+    ends = _prefix_run_ends(xa)
     return _in_blocks(start, stop, lambda s0, s1, off, hits, cnt: _scan_type_block_sets(
-        xa, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt))
+        xa, ends, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt))
 
 
 def _in_blocks(start, stop, scan):
@@ -99,27 +107,47 @@ def _compact_hits(hits, off, cnt):  # pragma: no cover - compiled
 
 
 @njit
-def _in_box(xa, a, blo, bhi, bits, is_set, b):  # pragma: no cover - compiled
-    """Whether original type ``a`` lies in box type ``b`` (ranges, and sets where ``is_set``)."""
-    for col in range(1, xa.shape[1]):
-        v = xa[a, col]
-        if v < blo[b, col] or v > bhi[b, col]:
-            return False
-        if is_set[col] and not (bits[b, col, v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
-            return False
-    return True
+def _prefix_run_ends(xa):  # pragma: no cover - compiled
+    """``ends[a, c]``: the end of the run of consecutive rows from ``a`` on that equal row
+    ``a`` in columns ``0..c`` (the first row after ``a`` differing there, or ``len(xa)``)."""
+    A, C = xa.shape
+    ends = np.empty((A, C), dtype=np.int64)
+    if A:
+        ends[A - 1, :] = A
+    for a in range(A - 2, -1, -1):
+        first_diff = C
+        for c in range(C):
+            if xa[a, c] != xa[a + 1, c]:
+                first_diff = c
+                break
+        for c in range(C):
+            ends[a, c] = a + 1 if c >= first_diff else ends[a + 1, c]
+    return ends
 
 
 @njit(parallel=True)
-def _scan_type_block_sets(xa, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt):  # pragma: no cover - compiled
-    """:func:`_scan_type_block` for freeform releases (see :func:`type_edges_sets`)."""
+def _scan_type_block_sets(xa, ends, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt):  # pragma: no cover - compiled
+    """:func:`_scan_type_block` for freeform releases (see :func:`type_edges_sets`): each
+    column from 1 tests the range of box type ``b``, and its value set where ``is_set``.
+    The test is written out here: as a called function it took 2.5x as long."""
+    C = xa.shape[1]
     for b in prange(s0, s1):
         p = off[b - s0]
         c = 0
-        for a in range(start[b], stop[b]):
-            if _in_box(xa, a, blo, bhi, bits, is_set, b):
+        a = start[b]
+        while a < stop[b]:
+            inside = True
+            for col in range(1, C):
+                v = xa[a, col]
+                if v < blo[b, col] or v > bhi[b, col] or (
+                        is_set[col] and not (bits[b, col, v >> 6] >> np.uint64(v & 63)) & np.uint64(1)):
+                    a = ends[a, col]  # the rest of the run fails column col too
+                    inside = False
+                    break
+            if inside:
                 hits[p + c] = a
                 c += 1
+                a += 1
         cnt[b] = c
 
 
