@@ -391,8 +391,8 @@ def _generalization_findings(
     share = not exact and rel.n == m and rel.source is None
     g = ConsistencyGraph(rel) if share else ConsistencyGraph(view)  # type: ignore[arg-type]  # duck-typed view
     B = g.n_box_types
-    pub_types = np.unique(g.box_type) if m else np.zeros(0, dtype=np.int64)
     need = np.bincount(g.box_type, minlength=B)  # published rows per type (hidden rows excluded)
+    pub_types = np.flatnonzero(need)  # the published types, ascending (np.unique without its sort)
     real = g.edge_box != g.hidden_type if g.hidden_type >= 0 else np.ones(g.n_edges, dtype=bool)
     eo, eb = g.edge_orig[real], g.edge_box[real]
     covered = np.bincount(eb, weights=g.orig_mult[eo], minlength=B)
