@@ -38,10 +38,11 @@ def type_edges(xa, orders, oid, blo, bhi, start, stop):
         xa, orders, oid, blo, bhi, start, stop, s0, s1, off, hits, cnt))
 
 
-def type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):
+def type_edges_sets(xa, blo, bhi, words, woff, start, stop):
     """:func:`type_edges` for freeform releases: scan row s reads the types
-    ``start[s]:stop[s]`` of ``xa``'s own order, and set columns test membership in the
-    box's value set (``bits``).
+    ``start[s]:stop[s]`` of ``xa``'s own order and tests every column; a value-set column
+    ``c`` (``woff[c] >= 0``) also tests membership in row s's set, bit ``v & 63`` of
+    ``words[s, woff[c] + (v >> 6)]`` (:func:`pack_set_words`).
 
     A skip scan: when type ``a`` first fails column ``c``, so does every type after it that
     shares its columns ``0..c`` (they hold the same values there), and the scan jumps past
@@ -51,7 +52,7 @@ def type_edges_sets(xa, blo, bhi, bits, is_set, start, stop):
     """
     ends = _prefix_run_ends(xa)
     return _in_blocks(start, stop, lambda s0, s1, off, hits, cnt: _scan_type_block_sets(
-        xa, ends, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt))
+        xa, ends, blo, bhi, words, woff, start, stop, s0, s1, off, hits, cnt))
 
 
 def _in_blocks(start, stop, scan):
@@ -126,10 +127,9 @@ def _prefix_run_ends(xa):  # pragma: no cover - compiled
 
 
 @njit(parallel=True)
-def _scan_type_block_sets(xa, ends, blo, bhi, bits, is_set, start, stop, s0, s1, off, hits, cnt):  # pragma: no cover - compiled
-    """:func:`_scan_type_block` for freeform releases (see :func:`type_edges_sets`): each
-    column from 1 tests the range of box type ``b``, and its value set where ``is_set``.
-    The test is written out here: as a called function it took 2.5x as long."""
+def _scan_type_block_sets(xa, ends, blo, bhi, words, woff, start, stop, s0, s1, off, hits, cnt):  # pragma: no cover - compiled
+    """:func:`_scan_type_block` for freeform releases (see :func:`type_edges_sets`). The
+    test is written out here: as a called function it took 2.5x as long."""
     C = xa.shape[1]
     for b in prange(s0, s1):
         p = off[b - s0]
@@ -137,10 +137,11 @@ def _scan_type_block_sets(xa, ends, blo, bhi, bits, is_set, start, stop, s0, s1,
         a = start[b]
         while a < stop[b]:
             inside = True
-            for col in range(1, C):
+            for col in range(C):
                 v = xa[a, col]
+                w = woff[col]
                 if v < blo[b, col] or v > bhi[b, col] or (
-                        is_set[col] and not (bits[b, col, v >> 6] >> np.uint64(v & 63)) & np.uint64(1)):
+                        w >= 0 and not (words[b, w + (v >> 6)] >> np.uint64(v & 63)) & np.uint64(1)):
                     a = ends[a, col]  # the rest of the run fails column col too
                     inside = False
                     break
@@ -149,6 +150,53 @@ def _scan_type_block_sets(xa, ends, blo, bhi, bits, is_set, start, stop, s0, s1,
                 c += 1
                 a += 1
         cnt[b] = c
+
+
+@njit
+def pack_set_words(member, words, w0):  # pragma: no cover - compiled
+    """OR value set ``member[i]`` (booleans over a column's values) into the bit words
+    ``words[i, w0:]``: value ``v`` is bit ``v & 63`` of word ``w0 + (v >> 6)``."""
+    for i in range(member.shape[0]):
+        for v in range(member.shape[1]):
+            if member[i, v]:
+                words[i, w0 + (v >> 6)] |= np.uint64(1) << np.uint64(v & 63)
+
+
+@njit
+def _mix(z):  # pragma: no cover - compiled
+    """The splitmix64 finalizer (a 64-bit mixing bijection)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit
+def box_hashes(lo, hi, words):  # pragma: no cover - compiled
+    """A 64-bit hash of each row ``(lo[i], hi[i], words[i])`` (equal rows, equal hashes)."""
+    n = lo.shape[0]
+    out = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        z = np.uint64(0x9E3779B97F4A7C15)
+        for c in range(lo.shape[1]):
+            z = _mix(z ^ ((np.uint64(lo[i, c]) << np.uint64(32)) | np.uint64(hi[i, c])))
+        for w in range(words.shape[1]):
+            z = _mix(z ^ words[i, w])
+        out[i] = z
+    return out
+
+
+@njit
+def rows_equal_to(lo, hi, words, rep):  # pragma: no cover - compiled
+    """Whether every row ``i`` equals row ``rep[i]`` in ``lo``, ``hi`` and ``words``."""
+    for i in range(lo.shape[0]):
+        j = rep[i]
+        for c in range(lo.shape[1]):
+            if lo[i, c] != lo[j, c] or hi[i, c] != hi[j, c]:
+                return False
+        for w in range(words.shape[1]):
+            if words[i, w] != words[j, w]:
+                return False
+    return True
 
 
 @njit
