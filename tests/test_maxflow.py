@@ -293,10 +293,62 @@ def test_forced_edges_then_a_maximum_flow_find_a_full_flow_exactly_when_one_exis
     tail, head, cap, N, s, t = net
     full = int(cap[tail == s].sum())
     exists = _brute_max_flow(tail, head, cap, N, s, t) == full
-    got = ConsistencyGraph._forced_then_max_flow(graph, net, k)
+    cap_a, cap_e, cap_b = _caps(graph, cap)
+    got = ConsistencyGraph._forced_then_max_flow(graph, cap_a, cap_e, cap_b)
     assert (got is not None) == exists
     if got is not None:
-        _maxflow.check_flow(tail, head, cap, got, N, s, t, full)
+        _maxflow.check_flow(tail, head, cap, np.concatenate([cap_a, got, cap_b]), N, s, t, full)
+        _maxflow.check_transport_flow(graph.edge_orig, graph.edge_box, cap_a, cap_e, cap_b, got)
+
+
+def _caps(graph, cap):
+    """The supplies, edge capacities and demands of a network from :func:`_transport`."""
+    A, E = graph.n_orig_types, graph.n_edges
+    return cap[:A], cap[A:A + E], cap[A + E:]
+
+
+def test_check_transport_flow_refuses_a_conserved_flow_beyond_an_edge():
+    """Supplies and demands met exactly, but along an edge beyond its capacity, or below 0."""
+    src, dst = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    supply = demand = np.array([2, 2])
+    cap = np.array([1, 1, 1, 1])
+    _maxflow.check_transport_flow(src, dst, supply, cap, demand, np.array([1, 1, 1, 1]))
+    for bad, caps in (([2, 0, 0, 2], cap), ([3, -1, -1, 3], 3 * cap)):
+        with pytest.raises(InternalError, match="outside the capacities"):
+            _maxflow.check_transport_flow(src, dst, supply, caps, demand, np.array(bad))
+
+
+def test_check_transport_flow_refuses_what_check_flow_refuses():
+    """The per-edge check of a full transport flow against the whole network's check: on every
+    small change of a full flow (one edge one unit up or down, two edges trading a unit) both
+    refuse it or both accept it."""
+    for seed in range(300):
+        graph, net, k = _transport(seed)
+        tail, head, cap, N, s, t = net
+        full = int(cap[tail == s].sum())
+        value, flow = _maxflow.max_flow(tail, head, cap, N, s, t, solver="scipy")
+        if value != full:
+            continue
+        cap_a, cap_e, cap_b = _caps(graph, cap)
+        A, E = graph.n_orig_types, graph.n_edges
+        fe = flow[A:A + E]
+        rng = np.random.default_rng(seed)
+        for _ in range(6):
+            bad = fe.copy()
+            e = rng.integers(E)
+            bad[e] += rng.choice([-1, 1])
+            if rng.random() < 0.5:
+                bad[rng.integers(E)] -= bad[e] - fe[e]
+            whole = np.concatenate([cap_a, bad, cap_b])
+            verdicts = []
+            for check, args in ((_maxflow.check_flow, (tail, head, cap, whole, N, s, t, full)),
+                                (_maxflow.check_transport_flow, (graph.edge_orig, graph.edge_box, cap_a, cap_e, cap_b, bad))):
+                try:
+                    check(*args)
+                    verdicts.append(True)
+                except InternalError:
+                    verdicts.append(False)
+            assert verdicts[0] == verdicts[1], (seed, bad.tolist(), fe.tolist())
 
 
 def test_the_forced_edges_meet_part_of_the_flow_and_the_solver_the_rest(monkeypatch):
@@ -309,7 +361,7 @@ def test_the_forced_edges_meet_part_of_the_flow_and_the_solver_the_rest(monkeypa
     for seed in range(200):
         graph, net, k = _transport(seed)
         seen.clear()
-        got = ConsistencyGraph._forced_then_max_flow(graph, net, k)
+        got = ConsistencyGraph._forced_then_max_flow(graph, *_caps(graph, net[2]))
         if got is not None and seen and seen[0] < len(net[0]):
             fe = _graph_kernels.forced_flow(graph.edge_orig, graph.edge_box, *(
                 net[2][graph.n_orig_types:graph.n_orig_types + graph.n_edges], net[2][:graph.n_orig_types],

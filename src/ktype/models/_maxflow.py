@@ -22,7 +22,7 @@ import numpy as np
 
 from ..exceptions import InternalError, InvalidParameterError
 
-__all__ = ["max_flow", "check_flow", "backend"]
+__all__ = ["max_flow", "check_flow", "check_transport_flow", "backend"]
 
 #: ``"auto"`` (OR-Tools when importable, else scipy), ``"ortools"`` or ``"scipy"``
 BACKEND = "auto"
@@ -88,4 +88,21 @@ def check_flow(tail: np.ndarray, head: np.ndarray, cap: np.ndarray, flow: np.nda
     others = np.ones(n_nodes, dtype=bool)
     others[[s, t]] = False
     if (net[others] != 0).any() or net[s] != value or net[t] != -value:
+        raise InternalError("the maximum-flow solver returned a flow that is not conserved or not of its value")
+
+
+def check_transport_flow(src: np.ndarray, dst: np.ndarray, supply: np.ndarray, cap: np.ndarray, demand: np.ndarray,
+                         flow: np.ndarray) -> None:
+    """:func:`check_flow` of a *full* flow of a bipartite transport network, given per edge:
+    raise :class:`~ktype.exceptions.InternalError` unless ``flow[e]`` (edge ``src[e] ->
+    dst[e]``) lies in ``[0, cap[e]]``, every first-side node ``i`` sends exactly ``supply[i]``
+    and every second-side node ``j`` receives exactly ``demand[j]``. That is the flow of value
+    ``supply.sum()`` on the network source -> first side -> second side -> sink, checked without
+    building that network's arc list."""
+    flow = np.asarray(flow, dtype=np.int64)
+    if len(flow) != len(cap) or (flow < 0).any() or (flow > cap).any():
+        raise InternalError("the maximum-flow solver returned a flow outside the capacities")
+    sent = np.rint(np.bincount(src, weights=flow, minlength=len(supply))).astype(np.int64)
+    got = np.rint(np.bincount(dst, weights=flow, minlength=len(demand))).astype(np.int64)
+    if not (np.array_equal(sent, supply) and np.array_equal(got, demand)):
         raise InternalError("the maximum-flow solver returned a flow that is not conserved or not of its value")
