@@ -372,9 +372,14 @@ def _label_by_label(h, labels):
 def _assert_read_as_label_by_label(h, labels) -> np.ndarray:
     """:func:`parse_freeform_labels` refuses exactly the labels the reference refuses and reads
     the others to the same sets; returns the membership matrix."""
+    import pyarrow as pa
+
     from ktype.freeform_release import parse_freeform_labels
 
     lo, hi, got_member, bad = parse_freeform_labels(h, False, labels)
+    # the same labels as a pyarrow array (what the audit passes): the same answer
+    alo, ahi, amember, abad = parse_freeform_labels(h, False, pa.array(labels, type=pa.large_string()))
+    assert np.array_equal(alo, lo) and np.array_equal(ahi, hi) and np.array_equal(amember, got_member) and abad == bad
     want = _label_by_label(h, labels)
     refused = {u for u, _ in bad}
     for u, w in enumerate(want):

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from ._progress import ProgressLike, reporting, stage, update
-from .data._values import text_keys
+from .data._values import text_array, text_keys
 from .data.dataset import Dataset
 from .data.hierarchy import value_keys
 from .exceptions import DataError, HierarchyError, InvalidParameterError, KtypeError, StaleMetadataError
@@ -170,13 +170,15 @@ def _label_intervals(dataset: Dataset, published: pd.DataFrame, freeform: bool =
     is_range = range_columns(dataset) if freeform else None
     for j, (col, h) in enumerate(zip(dataset.quasi_identifiers, dataset.hierarchies)):
         codes, uniq = pd.factorize(published[col].astype(str), use_na_sentinel=False)
-        keys = text_keys(uniq)
         bad: list[tuple[int, str]] = []
         if is_range is not None:
-            ulo, uhi, member, bad = parse_freeform_labels(h, bool(is_range[j]), keys)
+            texts = text_array(uniq)  # a freeform column: up to one distinct label per row
+            ulo, uhi, member, bad = parse_freeform_labels(h, bool(is_range[j]), texts if texts is not None else text_keys(uniq))
+            keys = text_keys(uniq) if bad else []  # quoted only by findings
             if member is not None:
                 sets[j] = member[codes]
         else:
+            keys = text_keys(uniq)
             ulo = np.full(len(keys), -1, dtype=np.int64)
             uhi = np.full(len(keys), -1, dtype=np.int64)
             for u, key in enumerate(keys):  # loop over distinct labels, not rows
@@ -185,7 +187,7 @@ def _label_intervals(dataset: Dataset, published: pd.DataFrame, freeform: bool =
                 except HierarchyError as e:
                     bad.append((u, f"cannot be read: {e}"))
         findings += _label_findings(str(col), keys, codes, bad, freeform=is_range is not None)
-        ok = np.ones(len(keys), dtype=bool)
+        ok = np.ones(len(uniq), dtype=bool)
         ok[[u for u, _ in bad]] = False
         lo[:, j] = np.where(ok, ulo, 0)[codes]
         hi[:, j] = np.where(ok, uhi, h.size - 1)[codes]

@@ -315,8 +315,15 @@ def _range_labels(h, lo: np.ndarray, hi: np.ndarray) -> list[str]:
     return labs[inv.ravel()].tolist()
 
 
-def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
-                                                                             list[tuple[int, str]]]:
+def _as_list(labels: Any, idx: np.ndarray) -> list[str]:
+    """``labels[idx]`` as Python strings, from a list or a pyarrow array."""
+    if isinstance(labels, list):
+        return [labels[int(u)] for u in idx]
+    return labels.take(idx).to_pylist()
+
+
+def parse_freeform_labels(h: Any, is_range: bool, labels: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                                                                      list[tuple[int, str]]]:
     """Read distinct published labels of one freeform column back (inverse of
     :meth:`FreeformRelease.to_pandas`).
 
@@ -327,7 +334,9 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
     columns read ``*``, a value, or ``{a,b,...}`` (escaped as in :func:`set_labels`), and a
     hierarchy label as the set of its leaves.
 
-    Set labels without a backslash (nearly all) are split all at once (pyarrow) and each
+    ``labels`` is a list of strings or a pyarrow string array
+    (:func:`ktype.data._values.text_array`, which spares a Python string per label). Set
+    labels without a backslash (nearly all) are split all at once (pyarrow) and each
     distinct element is looked up once; the others, and the non-set labels (few: values,
     ``*``, ranges), one by one.
     """
@@ -341,7 +350,8 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        ser = pc.utf8_trim(pa.array([str(x) for x in labels], type=pa.large_string()), characters=WHITESPACE)
+        arr = labels if isinstance(labels, pa.Array) else pa.array([str(x) for x in labels], type=pa.large_string())
+        ser = pc.utf8_trim(arr, characters=WHITESPACE)
         body = pc.utf8_slice_codeunits(ser, 1, -1)
         fast = pc.and_(pc.and_(pc.starts_with(ser, "{"), pc.ends_with(ser, "}")),
                        pc.and_(pc.greater(pc.utf8_length(ser), 2), pc.invert(pc.match_substring_regex(body, r"[\\{}]"))))
@@ -366,8 +376,8 @@ def parse_freeform_labels(h: Any, is_range: bool, labels: list[str]) -> tuple[np
             lo[done] = np.argmax(any_m, axis=1)
             hi[done] = h.size - 1 - np.argmax(any_m[:, ::-1], axis=1)
             slow[done] = False  # labels with an unknown element take the slow path for their message
-    for u in np.flatnonzero(slow):  # loop over the few distinct labels not read above
-        lab = labels[u]
+    slow_u = np.flatnonzero(slow)
+    for u, lab in zip(slow_u, _as_list(labels, slow_u)):  # loop over the few distinct labels not read above
         try:
             elems = None if is_range else split_set_label(lab)
             if elems is None:

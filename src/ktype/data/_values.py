@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import HierarchyError
 
-__all__ = ["SUPPRESSED_LABEL", "MISSING_LABEL", "WHITESPACE", "value_keys", "text_keys"]
+__all__ = ["SUPPRESSED_LABEL", "MISSING_LABEL", "WHITESPACE", "value_keys", "text_keys", "text_array"]
 
 SUPPRESSED_LABEL = "*"
 MISSING_LABEL = "(missing)"
@@ -55,16 +56,23 @@ def text_keys(texts: Sequence | pd.Index) -> list[str]:
     pyarrow (``utf8_trim`` of :data:`WHITESPACE`, exactly ``str.strip()``) instead of one
     Python call per label: a released freeform column has up to one distinct label per row.
     Anything but strings (a missing cell) goes through :func:`value_keys`."""
+    arr = text_array(texts)
+    return value_keys(texts) if arr is None else arr.to_pylist()
+
+
+def text_array(texts: Sequence | pd.Index) -> Any:
+    """:func:`text_keys` as a pyarrow ``large_string`` array (no Python string per label), or
+    None when ``texts`` are not all strings (then :func:`text_keys` takes them one by one)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     try:
         arr = pa.array(texts, type=pa.large_string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return value_keys(texts)
+        return None
     if arr.null_count:
-        return value_keys(texts)
-    return pc.utf8_trim(arr, characters=WHITESPACE).to_pylist()
+        return None
+    return pc.utf8_trim(arr, characters=WHITESPACE)
 
 
 def _date_key(t: pd.Timestamp) -> str:
