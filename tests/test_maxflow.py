@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ktype.algorithms import get_algorithm
 from ktype.datasets.synthetic import census_dataset
-from ktype.exceptions import InternalError
+from ktype.exceptions import InternalError, InvalidParameterError
 from ktype.models import _graph_kernels, _maxflow
 from ktype.models._graph import ConsistencyGraph
 from ktype.models.freeform import FreeformKAnonymity
@@ -378,3 +378,15 @@ def test_a_one_arc_network_and_an_empty_one():
         assert value == 5 and flow.tolist() == [5]
     value, flow = _maxflow.max_flow(np.zeros(0), np.zeros(0), np.zeros(0), 2, 0, 1)
     assert value == 0 and flow.shape == (0,)
+
+
+def test_node_numbers_of_either_integer_width_and_nothing_else():
+    """Networks come with int32 node numbers (the k-factor networks) or int64 ones: the same
+    flow from both solvers; float node numbers are refused, not truncated."""
+    tail, head, cap, N, s, t = _network(3)
+    for solver in ("ortools", "scipy"):
+        v64, f64 = _maxflow.max_flow(tail.astype(np.int64), head.astype(np.int64), cap, N, s, t, solver=solver)
+        v32, f32 = _maxflow.max_flow(tail.astype(np.int32), head.astype(np.int32), cap, N, s, t, solver=solver)
+        assert v64 == v32 and np.array_equal(f64, f32)
+        with pytest.raises(InvalidParameterError, match="integer node numbers"):
+            _maxflow.max_flow(tail + 0.5, head, cap, N, s, t, solver=solver)

@@ -48,16 +48,18 @@ def max_flow(tail: np.ndarray, head: np.ndarray, cap: np.ndarray, n_nodes: int, 
     ``"ortools"``, ``"scipy"`` or None (:func:`backend`). The value is the same for every
     solver; the flow itself may differ where several maximum flows exist.
     """
-    tail = np.asarray(tail, dtype=np.int64)
-    head = np.asarray(head, dtype=np.int64)
+    tail = np.asarray(tail)
+    head = np.asarray(head)
     cap = np.asarray(cap, dtype=np.int64)
     if len(tail) == 0:
         return 0, np.zeros(0, dtype=np.int64)
+    if tail.dtype.kind not in "iu" or head.dtype.kind not in "iu":
+        raise InvalidParameterError("max_flow needs integer node numbers")
     if (solver or backend()) == "ortools":
         from ortools.graph.python import max_flow as mf
 
         net = mf.SimpleMaxFlow()
-        arcs = net.add_arcs_with_capacity(tail.astype(np.int32), head.astype(np.int32), cap)
+        arcs = net.add_arcs_with_capacity(tail.astype(np.int32, copy=False), head.astype(np.int32, copy=False), cap)
         status = net.solve(int(s), int(t))
         if status != net.OPTIMAL:
             raise InternalError(f"OR-Tools max flow ended with status {status!r}")
