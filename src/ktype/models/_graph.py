@@ -512,7 +512,9 @@ class ConsistencyGraph:
         ma, mb = self.orig_mult, self.box_mult
         ea, eb = self.edge_orig, self.edge_box
         cap_a, cap_b = k * ma, k * mb
-        cap_e = np.minimum(np.minimum(ma[ea] * mb[eb], k * ma[ea]), k * mb[eb])
+        a, b = ma[ea], mb[eb]
+        cap_e = np.minimum(a * b, k * np.minimum(a, b))  # min(ma·mb, k·ma, k·mb), one gather per side
+        del a, b
         fe = self._forced_then_max_flow(cap_a, cap_e, cap_b)
         if fe is not None:
             check_transport_flow(ea, eb, cap_a, cap_e, cap_b, fe)  # a full flow is believed only once checked
