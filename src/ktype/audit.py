@@ -395,8 +395,11 @@ def _generalization_findings(
     B = g.n_box_types
     need = np.bincount(g.box_type, minlength=B)  # published rows per type (hidden rows excluded)
     pub_types = np.flatnonzero(need)  # the published types, ascending (np.unique without its sort)
-    real = g.edge_box != g.hidden_type if g.hidden_type >= 0 else np.ones(g.n_edges, dtype=bool)
-    eo, eb = g.edge_orig[real], g.edge_box[real]
+    if g.hidden_type >= 0:
+        real = g.edge_box != g.hidden_type
+        eo, eb = g.edge_orig[real], g.edge_box[real]
+    else:  # every edge is real: no copy of the edge arrays
+        eo, eb = g.edge_orig, g.edge_box
     covered = np.bincount(eb, weights=g.orig_mult[eo], minlength=B)
     findings: list[Finding] = []
     orphan = pub_types[covered[pub_types] == 0]
