@@ -204,6 +204,12 @@ KERNELS: dict[str, tuple[str, str, str, list[str], str]] = {
         "(F too large: risk understated)",
     ),
     # the k-factor flow's forced edges (models/_graph_kernels.forced_flow, issue #25)
+    "kfactor_cap_without_pairs": (
+        "src/ktype/models/_graph_kernels.py", "        out[e] = min(a * b, k * min(a, b))\n",
+        "        out[e] = k * min(a, b)\n",
+        [T + "test_freeform_kfactor.py", T + "test_graph_factor_support.py"],
+        "a type edge may carry more than ma*mb units: one record paired with one row more than once",
+    ),
     "forced_demand_not_reduced": (
         "src/ktype/models/_graph_kernels.py", "                        lb[v] -= c[e]\n",
         "                        lb[v] -= 0\n",

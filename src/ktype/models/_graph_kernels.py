@@ -230,6 +230,18 @@ def _sort_type_edges(orig, box, A, B):  # pragma: no cover - compiled
 
 
 @njit
+def k_factor_capacities(ea, eb, ma, mb, k):  # pragma: no cover - compiled
+    """Capacity of type edge ``e`` in the k-factor network: ``min(ma·mb, k·ma, k·mb)`` of its
+    original type's and box type's multiplicities (one pass, no temporaries over the edges)."""
+    out = np.empty(ea.shape[0], dtype=np.int64)
+    for e in range(ea.shape[0]):
+        a = ma[ea[e]]
+        b = mb[eb[e]]
+        out[e] = min(a * b, k * min(a, b))
+    return out
+
+
+@njit
 def _short(s, left):  # pragma: no cover - compiled
     """Some node's active capacities ``s`` fall short of what it has ``left``."""
     for i in range(s.shape[0]):
