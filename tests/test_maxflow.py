@@ -172,6 +172,32 @@ def test_a_full_flow_is_believed_only_once_checked(monkeypatch):
         _ = ConsistencyGraph(view).flow
 
 
+def test_the_whole_networks_flow_is_checked_when_the_forced_path_gives_none(monkeypatch):
+    """Where the forced edges and the reduced network give no full flow, the whole network's
+    maximum flow decides: a full one is believed only once checked, and found when it exists."""
+    ds = census_dataset(30, rng=1)
+    rel = get_algorithm("freeform_sortgreedy").func(ds, FreeformKAnonymity(2), rng=1, partition_size=10)
+    view = SimpleNamespace(dataset=rel.dataset, lo=rel.lo, hi=rel.hi, source=None, cells=rel.cells)
+    monkeypatch.setattr(ConsistencyGraph, "_forced_then_max_flow", lambda self, *caps: None)
+    assert ConsistencyGraph(view).k_factor(2)[0]
+
+    def liar(tail, head, cap, n_nodes, s, t, solver=None):
+        return int(cap[tail == s].sum()), np.zeros(len(tail), dtype=np.int64)
+
+    monkeypatch.setattr(_maxflow, "max_flow", liar)
+    with pytest.raises(InternalError, match="not conserved or not of its value"):
+        ConsistencyGraph(view).k_factor(2)
+
+
+def test_scipy_refuses_capacities_from_2_to_the_31():
+    """scipy's solver holds capacities in int32: 2^31 is refused, 2^31 - 1 solved."""
+    tail, head = np.array([0]), np.array([1])
+    value, _ = _maxflow.max_flow(tail, head, np.array([2**31 - 1]), 2, 0, 1, solver="scipy")
+    assert value == 2**31 - 1
+    with pytest.raises(InvalidParameterError, match="below 2\\^31"):
+        _maxflow.max_flow(tail, head, np.array([2**31]), 2, 0, 1, solver="scipy")
+
+
 def test_without_ortools_scipy_solves(monkeypatch):
     """An install without the fast-audit extra: the backend is scipy, and a flow asked of scipy
     never touches OR-Tools."""
