@@ -91,7 +91,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._grouping import group_rows, pack_keys
+from .._grouping import group_rows, pack_keys, run_starts
 from ..exceptions import DataError, InvalidParameterError
 from ..release import Release
 
@@ -149,10 +149,7 @@ def _group_boxes(lo: np.ndarray, hi: np.ndarray, words: np.ndarray) -> tuple[np.
     hi = np.ascontiguousarray(hi)
     h = _K.box_hashes(lo, hi, words)
     order = np.argsort(h, kind="stable")
-    hs = h[order]
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(hs[1:], hs[:-1], out=starts[1:])
+    starts = run_starts([h], order)
     gid = np.cumsum(starts) - 1
     first = order[np.flatnonzero(starts)]
     ids = np.empty(n, dtype=np.int64)
