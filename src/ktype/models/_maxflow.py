@@ -81,9 +81,7 @@ def check_flow(tail: np.ndarray, head: np.ndarray, cap: np.ndarray, flow: np.nda
     """Raise :class:`~ktype.exceptions.InternalError` unless ``flow`` is a flow of ``value``
     from s to t: within the capacities, conserved at every other node (vectorized; independent
     of the solver)."""
-    flow = np.asarray(flow, dtype=np.int64)
-    if len(flow) != len(cap) or (flow < 0).any() or (flow > cap).any():
-        raise InternalError("the maximum-flow solver returned a flow outside the capacities")
+    flow = _within_capacities(flow, cap)
     out = np.bincount(tail, weights=flow, minlength=n_nodes)
     inn = np.bincount(head, weights=flow, minlength=n_nodes)
     net = np.rint(out - inn).astype(np.int64)
@@ -101,10 +99,17 @@ def check_transport_flow(src: np.ndarray, dst: np.ndarray, supply: np.ndarray, c
     and every second-side node ``j`` receives exactly ``demand[j]``. That is the flow of value
     ``supply.sum()`` on the network source -> first side -> second side -> sink, checked without
     building that network's arc list."""
-    flow = np.asarray(flow, dtype=np.int64)
-    if len(flow) != len(cap) or (flow < 0).any() or (flow > cap).any():
-        raise InternalError("the maximum-flow solver returned a flow outside the capacities")
+    flow = _within_capacities(flow, cap)
     sent = np.rint(np.bincount(src, weights=flow, minlength=len(supply))).astype(np.int64)
     got = np.rint(np.bincount(dst, weights=flow, minlength=len(demand))).astype(np.int64)
     if not (np.array_equal(sent, supply) and np.array_equal(got, demand)):
         raise InternalError("the maximum-flow solver returned a flow that is not conserved or not of its value")
+
+
+def _within_capacities(flow: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """``flow`` as int64, after raising :class:`~ktype.exceptions.InternalError` unless it has
+    one value per arc, each in ``[0, cap]``."""
+    flow = np.asarray(flow, dtype=np.int64)
+    if len(flow) != len(cap) or (flow < 0).any() or (flow > cap).any():
+        raise InternalError("the maximum-flow solver returned a flow outside the capacities")
+    return flow
